@@ -1,0 +1,1 @@
+"""Penta: a Yahtzee-family dice game with an optimal computer player."""
