@@ -67,6 +67,9 @@ class Box(StrEnum):
         >>> Box.for_face(6)
         <Box.SIXES: 'sixes'>
         """
+        if face not in FACES:
+            # Guard: UPPER_BOXES[face - 1] would silently give Sixes for 0.
+            raise ValueError(f"a die shows 1 to 6, not {face!r}")
         return UPPER_BOXES[face - 1]
 
 
