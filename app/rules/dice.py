@@ -34,7 +34,10 @@ def validate_dice(values: Iterable[object]) -> Dice:
     ...
     app.rules.errors.MalformedActionError: a die shows 1 to 6, not 7
     """
-    dice = tuple(values)
+    try:
+        dice = tuple(values)
+    except TypeError:
+        raise MalformedActionError(f"a roll is {DICE_COUNT} dice, not {values!r}") from None
     if len(dice) != DICE_COUNT:
         raise MalformedActionError(f"a roll has {DICE_COUNT} dice, not {len(dice)}")
     for value in dice:

@@ -31,9 +31,13 @@ class Hold:
     held: tuple[bool, ...]
 
     def __post_init__(self) -> None:
-        held = tuple(self.held)
+        message = f"holds are {DICE_COUNT} true/false flags"
+        try:
+            held = tuple(self.held)
+        except TypeError:
+            raise MalformedActionError(message) from None
         if len(held) != DICE_COUNT or not all(type(flag) is bool for flag in held):
-            raise MalformedActionError(f"holds are {DICE_COUNT} true/false flags")
+            raise MalformedActionError(message)
         object.__setattr__(self, "held", held)
 
     @classmethod
@@ -43,11 +47,16 @@ class Hold:
         >>> Hold.of_indices([0, 3]).held
         (True, False, False, True, False)
         """
-        chosen = list(indices)
+        numbering = f"dice are numbered 0 to {DICE_COUNT - 1}"
+        try:
+            chosen = list(indices)
+        except TypeError:
+            raise MalformedActionError(numbering) from None
+        # Types first: a duplicate check on unhashable or bool indices would misreport.
+        if any(type(i) is not int or not 0 <= i < DICE_COUNT for i in chosen):
+            raise MalformedActionError(numbering)
         if len(set(chosen)) != len(chosen):
             raise MalformedActionError("a die is held at most once")
-        if any(type(i) is not int or not 0 <= i < DICE_COUNT for i in chosen):
-            raise MalformedActionError(f"dice are numbered 0 to {DICE_COUNT - 1}")
         return cls(tuple(i in chosen for i in range(DICE_COUNT)))
 
 
@@ -117,8 +126,8 @@ class Game:
     @classmethod
     def new(cls, players: int) -> Game:
         """A game at its start for ``players`` seats."""
-        if not 1 <= players <= MAX_PLAYERS:
-            raise MalformedActionError(f"a game has 1 to {MAX_PLAYERS} players, not {players}")
+        if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
+            raise MalformedActionError(f"a game has 1 to {MAX_PLAYERS} players, not {players!r}")
         return cls(tuple(Scoresheet() for _ in range(players)))
 
     @classmethod
@@ -192,7 +201,12 @@ class Game:
         return Outcome(totals, tuple(seat for seat, total in enumerate(totals) if total == best))
 
     def apply(self, action: Action) -> Game:
-        """The game after ``action``, or :class:`IllegalActionError` saying why not."""
+        """The game after ``action``, or :class:`IllegalActionError` saying why not.
+
+        Anything but a Roll, Hold or Score is :class:`MalformedActionError`, even once it is over.
+        """
+        if not isinstance(action, Roll | Hold | Score):
+            raise MalformedActionError(f"not an action: {action!r}")
         if self.is_over:
             raise IllegalActionError("the game is over")
         match action:
@@ -202,7 +216,6 @@ class Game:
                 return self._hold(held)
             case Score(box):
                 return self._score(box)
-        raise MalformedActionError(f"not an action: {action!r}")
 
     def _roll(self, dice: Dice) -> Game:
         turn = self.turn
