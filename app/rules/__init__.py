@@ -2,6 +2,13 @@
 
 Rolled values come in as data (:class:`Roll`), so every game replays exactly from its
 actions. :meth:`Scoresheet.score_options` is the single source of legality for boxes.
+
+>>> actions = [Roll((6, 6, 2, 6, 1)), Hold.of_indices([0, 1, 3]), Roll((6, 6, 5, 6, 6))]
+>>> game = Game.replay(1, actions)
+>>> game.legal_boxes()[Box.SIXES], game.turn.rolls_left
+(ScoreOption(box=<Box.SIXES: 'sixes'>, points=24, bonus=0), 1)
+>>> Game.replay(1, [*actions, Score(Box.SIXES)]).sheets[0].total
+24
 """
 
 from app.rules.boxes import (

@@ -1,4 +1,19 @@
-"""Typed errors of the rules: a malformed action differs from an illegal one."""
+"""Typed errors of the rules: a malformed action differs from an illegal one.
+
+Both are :class:`ValueError`, so a caller may catch :class:`RulesError` for either:
+
+>>> from app.rules import Game, Roll, Score
+>>> try:
+...     Game.new(1).apply(Score("chance"))
+... except RulesError as error:
+...     print(type(error).__name__, error)
+IllegalActionError roll before choosing a box
+>>> try:
+...     Roll((1, 2, 3, 4, 7))
+... except RulesError as error:
+...     print(type(error).__name__, error)
+MalformedActionError a die shows 1 to 6, not 7
+"""
 
 
 class RulesError(ValueError):
