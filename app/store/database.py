@@ -1,0 +1,72 @@
+"""Engine and sessions. SQLite runs in WAL mode with a busy timeout; writes lock up front."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Engine, create_engine, event
+from sqlalchemy.engine import make_url
+from sqlalchemy.orm import Session, sessionmaker
+
+BUSY_TIMEOUT_MS = 10_000
+
+
+class Database:
+    """Sessions for reading and for writing, over one engine.
+
+    On SQLite a writing session begins with ``BEGIN IMMEDIATE``: it takes the write lock
+    before it reads, so two requests that read-then-write can never interleave.
+    """
+
+    def __init__(self, url: str) -> None:
+        parsed = make_url(url)
+        self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        connect_args: dict[str, Any] = {}
+        if self.is_sqlite:
+            if parsed.database and parsed.database != ":memory:":
+                Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+            connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
+        self.engine: Engine = create_engine(url, connect_args=connect_args)
+        if self.is_sqlite:
+            _configure_sqlite(self.engine)
+        self._reader = sessionmaker(self.engine, expire_on_commit=False)
+        self._writer = sessionmaker(
+            self.engine.execution_options(penta_write=True), expire_on_commit=False
+        )
+
+    @contextmanager
+    def reading(self) -> Iterator[Session]:
+        """A session for reads only."""
+        with self._reader() as session:
+            yield session
+
+    @contextmanager
+    def writing(self) -> Iterator[Session]:
+        """A session that holds the write lock from its first statement and commits at the end."""
+        with self._writer() as session, session.begin():
+            yield session
+
+    def dispose(self) -> None:
+        """Close every pooled connection."""
+        self.engine.dispose()
+
+
+def _configure_sqlite(engine: Engine) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Let SQLAlchemy's "begin" event emit BEGIN itself (the pysqlite recipe).
+        dbapi_connection.isolation_level = None
+        cursor = dbapi_connection.cursor()
+        cursor.execute("PRAGMA journal_mode=WAL")
+        cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA foreign_keys=ON")
+        cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.close()
+
+    @event.listens_for(engine, "begin")
+    def _on_begin(connection: Any) -> None:
+        immediate = connection.get_execution_options().get("penta_write", False)
+        connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

@@ -1,0 +1,51 @@
+"""The action log: rules actions to rows and back, and replaying a game from its rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app.rules import Action, Box, Game, Hold, Roll, Score
+from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
+
+
+def action_row(action: Action) -> tuple[ActionKind, dict[str, Any]]:
+    """The stored kind and payload of ``action``."""
+    match action:
+        case Roll(dice):
+            return ActionKind.ROLL, {"dice": list(dice)}
+        case Hold(held):
+            return ActionKind.HOLD, {"held": list(held)}
+        case Score(box):
+            return ActionKind.SCORE, {"box": box.value}
+    raise TypeError(f"not an action: {action!r}")
+
+
+def row_action(row: ActionRecord) -> Action:
+    """The rules action a stored row records."""
+    match ActionKind(row.kind):
+        case ActionKind.ROLL:
+            return Roll(tuple(row.payload["dice"]))
+        case ActionKind.HOLD:
+            return Hold(tuple(row.payload["held"]))
+        case ActionKind.SCORE:
+            return Score(Box(row.payload["box"]))
+
+
+def replay(record: GameRecord) -> Game:
+    """The game's state, rebuilt from its seats and its action log."""
+    if record.status == GameStatus.WAITING:
+        return Game.new(max(len(record.players), 1))
+    return Game.replay(len(record.players), (row_action(row) for row in record.actions))
+
+
+def append(record: GameRecord, seat: int, actions: list[Action], *, by_computer: bool) -> None:
+    """Add ``actions`` to the log of ``record`` (the caller's transaction commits them)."""
+    number = len(record.actions)
+    for action in actions:
+        number += 1
+        kind, payload = action_row(action)
+        record.actions.append(
+            ActionRecord(
+                number=number, seat=seat, kind=kind.value, payload=payload, by_computer=by_computer
+            )
+        )

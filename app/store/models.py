@@ -1,0 +1,85 @@
+"""The database tables: a game, its seats, and its action log (the truth the state replays from)."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+from typing import Any
+
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, func
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class Base(DeclarativeBase):
+    """Declarative base of every table."""
+
+
+class GameStatus(StrEnum):
+    """A game's lifecycle; the values are what is stored."""
+
+    WAITING = "waiting"
+    PLAYING = "playing"
+    FINISHED = "finished"
+
+
+class ActionKind(StrEnum):
+    """The kinds of logged actions; the values are what is stored."""
+
+    ROLL = "roll"
+    HOLD = "hold"
+    SCORE = "score"
+
+
+class GameRecord(Base):
+    """One game. ``version`` grows by one with every change and is the id of live events."""
+
+    __tablename__ = "games"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    status: Mapped[str] = mapped_column(String(16), default=GameStatus.WAITING.value, index=True)
+    version: Mapped[int] = mapped_column(Integer, default=1)
+    turn_seconds: Mapped[int | None] = mapped_column(Integer, default=None)
+    rematch_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+    updated_at: Mapped[datetime] = mapped_column(
+        DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
+    )
+
+    players: Mapped[list[PlayerRecord]] = relationship(
+        back_populates="game", order_by="PlayerRecord.seat", cascade="all, delete-orphan"
+    )
+    actions: Mapped[list[ActionRecord]] = relationship(
+        back_populates="game", order_by="ActionRecord.number", cascade="all, delete-orphan"
+    )
+
+
+class PlayerRecord(Base):
+    """A seat. People hold theirs by a secret whose SHA-256 is all the database keeps."""
+
+    __tablename__ = "players"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer, primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    computer: Mapped[bool] = mapped_column(default=False)
+    secret_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
+    hints: Mapped[bool] = mapped_column(default=False)
+    used_hints: Mapped[bool] = mapped_column(default=False)
+
+    game: Mapped[GameRecord] = relationship(back_populates="players")
+
+
+class ActionRecord(Base):
+    """One action of the log: a roll with its dice, a hold, or a score in a box."""
+
+    __tablename__ = "actions"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    number: Mapped[int] = mapped_column(Integer, primary_key=True)
+    seat: Mapped[int] = mapped_column(Integer)
+    kind: Mapped[str] = mapped_column(String(8))
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    by_computer: Mapped[bool] = mapped_column(default=False)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+    game: Mapped[GameRecord] = relationship(back_populates="actions")
