@@ -1,0 +1,339 @@
+"""The game service: every change to a game goes through here, in one write transaction."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from sqlalchemy import select, text
+from sqlalchemy.orm import Session, selectinload
+
+from app.rules import (
+    MAX_PLAYERS,
+    Action,
+    Box,
+    Game,
+    Hold,
+    IllegalActionError,
+    MalformedActionError,
+    Roll,
+    Score,
+)
+from app.service.advice import Advice, advise
+from app.service.dice import DiceSource, roll
+from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
+from app.service.views import GameView
+from app.store.database import Database
+from app.store.log import append, replay
+from app.store.models import GameRecord, GameStatus, PlayerRecord
+from app.strategy import StrategyProvider
+
+MAX_NAME_LENGTH = 32
+TURN_TIMERS = (None, 30, 60, 120)
+
+ChangeListener = Callable[[str, int], None]
+"""Told ``(game_id, version)`` after every committed change."""
+
+
+@dataclass(frozen=True)
+class Expect:
+    """What the client saw when it acted; an action on anything newer is stale (409).
+
+    ``version`` is the game's version (strict, as the API may send it); ``turn`` and ``roll``
+    name the turn (scored turns so far) and the rolls used in it, which is what tells a
+    double click from a new action even while holds move the version on.
+    """
+
+    version: int | None = None
+    turn: int | None = None
+    roll: int | None = None
+
+
+def new_secret() -> str:
+    """An unguessable seat secret (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    """What the database keeps of a seat secret."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def clean_name(name: str) -> str:
+    """A player's name, trimmed; 422 when empty or too long."""
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise InvalidError("invalid_name", "a name is needed")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise InvalidError("invalid_name", f"a name has at most {MAX_NAME_LENGTH} characters")
+    return cleaned
+
+
+class GameService:
+    """Creates games, seats players and applies their actions, refusing what is not allowed."""
+
+    def __init__(self, database: Database, dice: DiceSource, strategy: StrategyProvider) -> None:
+        self.database = database
+        self.dice = dice
+        self.strategy = strategy
+        self.listeners: list[ChangeListener] = []
+
+    # -- reading -------------------------------------------------------------------------
+
+    def get(self, game_id: str) -> GameView:
+        """The game as it is now, or 404."""
+        with self.database.reading() as session:
+            record = _load(session, game_id)
+            return GameView.of(record, replay(record))
+
+    def check_database(self) -> None:
+        """Raise unless the database answers."""
+        with self.database.reading() as session:
+            session.execute(text("SELECT 1"))
+
+    def advice(self, game_id: str, secret: str | None) -> Advice | None:
+        """The optimal player's advice, for the player to move only (else None)."""
+        with self.database.reading() as session:
+            record = _load(session, game_id)
+            state = replay(record)
+            seat = _seat_of(record, secret)
+        if record.status != GameStatus.PLAYING or seat is None or seat != state.seat:
+            return None
+        return advise(self.strategy.current(), state)
+
+    def seat_of(self, game_id: str, secret: str | None) -> int | None:
+        """The seat that ``secret`` holds in the game, if any."""
+        if not secret:
+            return None
+        with self.database.reading() as session:
+            return _seat_of(_load(session, game_id), secret)
+
+    # -- the lobby -----------------------------------------------------------------------
+
+    def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
+        """A waiting game with ``name`` as host in seat 0, and the host's secret."""
+        name = clean_name(name)
+        if turn_seconds not in TURN_TIMERS:
+            raise InvalidError("invalid_timer", "the turn timer is off, 30, 60 or 120 seconds")
+        secret = new_secret()
+        with self.database.writing() as session:
+            record = GameRecord(id=secrets.token_urlsafe(8), turn_seconds=turn_seconds)
+            record.players.append(PlayerRecord(seat=0, name=name, secret_hash=hash_secret(secret)))
+            session.add(record)
+            session.flush()
+            view = GameView.of(record, replay(record))
+        self._changed(view)
+        return view, secret
+
+    def join(self, game_id: str, name: str) -> tuple[GameView, str]:
+        """Seat a new player in a waiting game; 409 once it has started or is full."""
+        name = clean_name(name)
+        secret = new_secret()
+
+        def seat(record: GameRecord) -> None:
+            _require_waiting(record, "join")
+            record.players.append(
+                PlayerRecord(seat=len(record.players), name=name, secret_hash=hash_secret(secret))
+            )
+
+        return self._change_lobby(game_id, seat), secret
+
+    def add_computer(self, game_id: str, secret: str | None) -> GameView:
+        """The host adds a computer player while the game waits."""
+
+        def seat(record: GameRecord) -> None:
+            _require_host(record, secret)
+            _require_waiting(record, "add a player to")
+            number = sum(player.computer for player in record.players) + 1
+            record.players.append(
+                PlayerRecord(seat=len(record.players), name=f"Computer {number}", computer=True)
+            )
+
+        return self._change_lobby(game_id, seat)
+
+    def start(self, game_id: str, secret: str | None) -> GameView:
+        """The host starts the game."""
+
+        def begin(record: GameRecord) -> None:
+            _require_host(record, secret)
+            if record.status != GameStatus.WAITING:
+                raise ConflictError("already_started", "the game has already started")
+            record.status = GameStatus.PLAYING.value
+
+        return self._change_lobby(game_id, begin)
+
+    def _change_lobby(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
+        with self.database.writing() as session:
+            record = _load(session, game_id)
+            change(record)
+            record.version += 1
+            session.flush()
+            view = GameView.of(record, replay(record))
+        self._changed(view)
+        return view
+
+    # -- play ----------------------------------------------------------------------------
+
+    def roll(
+        self,
+        game_id: str,
+        secret: str | None,
+        *,
+        hold: Sequence[int] | None = None,
+        expect: Expect = Expect(),
+    ) -> GameView:
+        """Roll the dice that are not held; ``hold`` (dice indices) first sets the holds."""
+
+        def actions(state: Game) -> list[Action]:
+            planned: list[Action] = []
+            held = state.turn.held
+            if hold is not None and state.turn.has_rolled:
+                held = _hold(hold).held
+                if held != state.turn.held:
+                    planned.append(Hold(held))
+            elif hold:
+                raise ConflictError("illegal", "roll before holding dice")
+            if not state.can_roll():
+                raise ConflictError("illegal", "no rolls left: choose a box")
+            planned.append(Roll(roll(self.dice, state.turn.dice, held)))
+            return planned
+
+        return self._play(game_id, secret, expect, actions)
+
+    def set_hold(
+        self, game_id: str, secret: str | None, die: int, held: bool, *, expect: Expect = Expect()
+    ) -> GameView:
+        """Hold or release one die (0 to 4)."""
+
+        def actions(state: Game) -> list[Action]:
+            if not 0 <= die < len(state.turn.held):
+                raise InvalidError("invalid_die", "dice are numbered 0 to 4")
+            holds = list(state.turn.held)
+            holds[die] = held
+            return [Hold(tuple(holds))]
+
+        return self._play(game_id, secret, expect, actions)
+
+    def score(
+        self, game_id: str, secret: str | None, box: str, *, expect: Expect = Expect()
+    ) -> GameView:
+        """Record the dice in ``box``."""
+        action = _score(box)
+        return self._play(game_id, secret, expect, lambda _state: [action])
+
+    def auto(self, game_id: str, secret: str | None, *, expect: Expect = Expect()) -> GameView:
+        """After the third roll, record the dice in the box the computer would choose."""
+
+        def actions(state: Game) -> list[Action]:
+            if not (state.turn.has_rolled and state.turn.rolls_left == 0):
+                raise ConflictError("illegal", "the computer chooses only after the third roll")
+            return [Score(self._best_box(state))]
+
+        return self._play(game_id, secret, expect, actions, by_computer=True)
+
+    def _best_box(self, state: Game) -> Box:
+        assert state.sheet is not None
+        assert state.turn.dice is not None
+        return self.strategy.current().best_box(state.sheet, state.turn.dice)
+
+    def _play(
+        self,
+        game_id: str,
+        secret: str | None,
+        expect: Expect,
+        plan: Callable[[Game], list[Action]],
+        *,
+        by_computer: bool = False,
+        seat: int | None = None,
+    ) -> GameView:
+        with self.database.writing() as session:
+            record = _load(session, game_id)
+            if record.status == GameStatus.WAITING:
+                raise ConflictError("not_started", "the game has not started yet")
+            if record.status == GameStatus.FINISHED:
+                raise ConflictError("finished", "the game is over")
+            state = replay(record)
+            acting = seat if seat is not None else _seat_of(record, secret)
+            if acting is None:
+                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if acting != state.seat:
+                raise ForbiddenError("not_your_turn", "it is not your turn")
+            _check(expect, record, state)
+            actions = plan(state)
+            try:
+                for action in actions:
+                    state = state.apply(action)
+            except IllegalActionError as error:
+                raise ConflictError("illegal", str(error)) from None
+            append(record, acting, actions, by_computer=by_computer)
+            record.version += 1
+            if state.is_over:
+                record.status = GameStatus.FINISHED.value
+            session.flush()
+            view = GameView.of(record, state)
+        self._changed(view)
+        return view
+
+    def _changed(self, view: GameView) -> None:
+        for listener in self.listeners:
+            listener(view.id, view.version)
+
+
+def _load(session: Session, game_id: str) -> GameRecord:
+    record = session.scalars(
+        select(GameRecord)
+        .where(GameRecord.id == game_id)
+        .options(selectinload(GameRecord.players), selectinload(GameRecord.actions))
+    ).one_or_none()
+    if record is None:
+        raise NotFoundError("not_found", "there is no such game")
+    return record
+
+
+def _seat_of(record: GameRecord, secret: str | None) -> int | None:
+    if not secret:
+        return None
+    hashed = hash_secret(secret)
+    for player in record.players:
+        if player.secret_hash and hmac.compare_digest(player.secret_hash, hashed):
+            return player.seat
+    return None
+
+
+def _require_host(record: GameRecord, secret: str | None) -> None:
+    if _seat_of(record, secret) != 0:
+        raise ForbiddenError("not_host", "only the host can do that")
+
+
+def _require_waiting(record: GameRecord, verb: str) -> None:
+    if record.status != GameStatus.WAITING:
+        raise ConflictError("already_started", f"cannot {verb} a game that has started")
+    if len(record.players) >= MAX_PLAYERS:
+        raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
+
+
+def _check(expect: Expect, record: GameRecord, state: Game) -> None:
+    stale = (
+        (expect.version is not None and expect.version != record.version)
+        or (expect.turn is not None and expect.turn != state.scored_turns)
+        or (expect.roll is not None and expect.roll != state.turn.rolls_used)
+    )
+    if stale:
+        raise ConflictError("stale", "the game has moved on since you saw it: here it is now")
+
+
+def _hold(indices: Sequence[int]) -> Hold:
+    try:
+        return Hold.of_indices(indices)
+    except MalformedActionError as error:
+        raise InvalidError("invalid_hold", str(error)) from None
+
+
+def _score(box: str) -> Score:
+    try:
+        return Score(Box(box))
+    except ValueError:
+        raise InvalidError("invalid_box", f"there is no box {box!r}") from None
