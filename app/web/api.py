@@ -1,0 +1,119 @@
+"""The bot API: JSON over the same service as the pages, seats held by bearer tokens."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body, Request
+
+from app.service.errors import ForbiddenError
+from app.service.games import Expect
+from app.service.views import GameView
+from app.web.deps import BearerDep, ServiceDep
+from app.web.schemas import (
+    AdviceOut,
+    BoxAdvice,
+    CreateIn,
+    ErrorOut,
+    GameOut,
+    JoinIn,
+    RollIn,
+    ScoreIn,
+    SeatOut,
+    VersionIn,
+)
+
+_ERRORS = {
+    status: {"model": ErrorOut, "description": description}
+    for status, description in (
+        (403, "Not your seat, or not your turn"),
+        (404, "No such game"),
+        (409, "Not allowed now (illegal by the rules, stale, or the wrong phase)"),
+        (422, "Malformed input"),
+    )
+}
+
+router = APIRouter(prefix="/api/v1", tags=["games"], responses=_ERRORS)  # type: ignore[arg-type]
+
+
+def _out(request: Request, view: GameView) -> GameOut:
+    return GameOut.of(view, str(request.base_url))
+
+
+@router.post("/games", status_code=201)
+def create_game(request: Request, service: ServiceDep, body: CreateIn) -> SeatOut:
+    """A waiting game with you as host in seat 0; keep the token, it is your seat."""
+    view, token = service.create(body.name, turn_seconds=body.turn_seconds)
+    return SeatOut(game=_out(request, view), token=token)
+
+
+@router.get("/games/{game_id}")
+def get_game(request: Request, game_id: str, service: ServiceDep) -> GameOut:
+    """The game as it is now."""
+    return _out(request, service.get(game_id))
+
+
+@router.post("/games/{game_id}/start")
+def start_game(request: Request, game_id: str, service: ServiceDep, token: BearerDep) -> GameOut:
+    """Start the game (host only)."""
+    return _out(request, service.start(game_id, token))
+
+
+@router.post("/games/{game_id}/roll")
+def roll(
+    request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: RollIn
+) -> GameOut:
+    """Roll the dice not in ``hold`` (``[]`` on the first roll)."""
+    view = service.roll(game_id, token, hold=body.hold, expect=Expect(version=body.version))
+    return _out(request, view)
+
+
+@router.post("/games/{game_id}/score")
+def score(
+    request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ScoreIn
+) -> GameOut:
+    """Record the dice in a box."""
+    view = service.score(game_id, token, body.box.value, expect=Expect(version=body.version))
+    return _out(request, view)
+
+
+@router.post("/games/{game_id}/auto")
+def auto(
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    token: BearerDep,
+    body: Annotated[VersionIn | None, Body()] = None,
+) -> GameOut:
+    """After the third roll, record the dice in the box the computer would choose."""
+    version = body.version if body else None
+    return _out(request, service.auto(game_id, token, expect=Expect(version=version)))
+
+
+@router.get("/games/{game_id}/advice")
+def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceOut:
+    """The optimal player's advice for the player to move (that player's token only)."""
+    result = service.advice(game_id, token)
+    if result is None:
+        raise ForbiddenError("not_your_turn", "advice is for the player to move")
+    return AdviceOut(
+        best_box=result.best_box,
+        best_hold=list(result.best_hold) if result.best_hold is not None else None,
+        boxes={
+            box: BoxAdvice(points=points, expected=expected)
+            for box, (points, expected) in result.boxes.items()
+        },
+    )
+
+
+@router.post("/games/{game_id}/players", status_code=201)
+def join(request: Request, game_id: str, service: ServiceDep, body: JoinIn) -> SeatOut:
+    """Take a seat in a waiting game (409 once it has started)."""
+    view, token = service.join(game_id, body.name)
+    return SeatOut(game=_out(request, view), token=token)
+
+
+@router.post("/games/{game_id}/computers")
+def add_computer(request: Request, game_id: str, service: ServiceDep, token: BearerDep) -> GameOut:
+    """Add a computer player (host only, while waiting)."""
+    return _out(request, service.add_computer(game_id, token))

@@ -1,0 +1,125 @@
+"""The JSON shapes of the bot API."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.rules import BOXES, Box
+from app.service.views import GameView
+
+Status = Literal["waiting", "playing", "finished"]
+
+
+class PlayerOut(BaseModel):
+    seat: int
+    name: str
+    computer: bool
+    boxes: dict[Box, int | None] = Field(description="All 13 boxes: points, or null when free")
+    upper_subtotal: int
+    upper_bonus: int
+    penta_bonus: int
+    total: int
+
+
+class GameOut(BaseModel):
+    id: str
+    url: str = Field(description="The game page, which is also its share link")
+    status: Status
+    version: int = Field(description="Grows with every change; the id of live events")
+    round: int
+    turn: int | None = Field(description="The seat to move, null unless playing")
+    rolls_left: int
+    dice: list[int] | None = Field(description="Five values, null before the first roll")
+    held: list[bool]
+    options: dict[Box, int] = Field(description="Legal boxes for the dice: points, no bonus")
+    bonus: int = Field(description="The Penta bonus that scoring now earns: 0 or 100")
+    must_sacrifice: bool
+    players: list[PlayerOut]
+    winners: list[int] = Field(description="Seats sharing the highest total, once finished")
+
+    @classmethod
+    def of(cls, view: GameView, base_url: str) -> GameOut:
+        return cls(
+            id=view.id,
+            url=f"{base_url.rstrip('/')}/games/{view.id}",
+            status=view.status.value,
+            version=view.version,
+            round=view.round,
+            turn=view.turn,
+            rolls_left=view.rolls_left,
+            dice=list(view.dice) if view.dice else None,
+            held=list(view.held),
+            options={box: option.points for box, option in view.options.items()},
+            bonus=view.bonus,
+            must_sacrifice=view.must_sacrifice,
+            players=[
+                PlayerOut(
+                    seat=player.seat,
+                    name=player.name,
+                    computer=player.computer,
+                    boxes={box: player.sheet[box] for box in BOXES},
+                    upper_subtotal=player.sheet.upper_subtotal,
+                    upper_bonus=player.sheet.upper_bonus,
+                    penta_bonus=player.sheet.penta_bonus,
+                    total=player.sheet.total,
+                )
+                for player in view.players
+            ],
+            winners=list(view.winners),
+        )
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class CreateIn(_Strict):
+    name: str = Field(min_length=1, max_length=32)
+    turn_seconds: Literal[30, 60, 120] | None = None
+
+
+class JoinIn(_Strict):
+    name: str = Field(min_length=1, max_length=32)
+
+
+class SeatOut(BaseModel):
+    game: GameOut
+    token: str = Field(description="The seat's secret: send it as `Authorization: Bearer …`")
+
+
+class VersionIn(_Strict):
+    version: int | None = Field(
+        default=None, description="The version you saw; a newer game answers 409 stale"
+    )
+
+
+class RollIn(VersionIn):
+    hold: list[int] = Field(
+        default_factory=list, max_length=5, description="Indices (0-4) of the dice kept"
+    )
+
+
+class ScoreIn(VersionIn):
+    box: Box
+
+
+class BoxAdvice(BaseModel):
+    points: int
+    expected: float = Field(description="Expected final total if the roll goes here")
+
+
+class AdviceOut(BaseModel):
+    best_box: Box | None
+    best_hold: list[int] | None = Field(description="Indices of the dice to keep; null if none")
+    boxes: dict[Box, BoxAdvice]
+
+
+class ErrorBody(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorOut(BaseModel):
+    error: ErrorBody

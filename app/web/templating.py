@@ -1,0 +1,46 @@
+"""Jinja2 templates with gettext: one environment, the language taken from the context."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader
+
+from app import i18n
+from app.rules import BOXES, LOWER_BOXES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, UPPER_BOXES
+from app.settings import ROOT
+
+
+def create_templates() -> Jinja2Templates:
+    """The templates of ``templates/``, autoescaped, with translation callables installed."""
+    environment = Environment(
+        loader=FileSystemLoader(ROOT / "templates"),
+        autoescape=True,
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    environment.install_gettext_callables(  # type: ignore[attr-defined]
+        i18n.gettext, i18n.ngettext, newstyle=True
+    )
+    environment.globals.update(_globals())
+    return Jinja2Templates(env=environment)
+
+
+def _globals() -> dict[str, Any]:
+    return {
+        "box_label": i18n.box_label,
+        "face_names": i18n.FACE_NAMES,
+        "languages": i18n.LANGUAGES,
+        "BOXES": BOXES,
+        "UPPER_BOXES": UPPER_BOXES,
+        "LOWER_BOXES": LOWER_BOXES,
+        "UPPER_BONUS": UPPER_BONUS,
+        "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
+    }
+
+
+def render(templates: Jinja2Templates, name: str, **context: Any) -> str:
+    """``name`` rendered to a string in the current language."""
+    return templates.env.get_template(name).render(**context)

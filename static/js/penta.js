@@ -1,0 +1,118 @@
+// Penta's client glue: the auto-confirm countdown, keyboard play, and live-update ordering.
+// No game logic and no HTML building here: the server renders every state and every rule.
+(function () {
+  "use strict";
+
+  var countdown = { key: null, deadline: 0, timer: null };
+
+  function boxSelected() {
+    return document.querySelector('#scoresheet input[name="box"]:checked') !== null;
+  }
+
+  function stopCountdown() {
+    if (countdown.timer !== null) {
+      clearInterval(countdown.timer);
+      countdown.timer = null;
+    }
+    var shown = document.querySelector("[data-countdown]");
+    if (shown) {
+      shown.classList.add("stopped");
+    }
+  }
+
+  function tick() {
+    var shown = document.querySelector("[data-countdown]");
+    if (!shown) {
+      stopCountdown();
+      return;
+    }
+    var left = Math.max(0, countdown.deadline - Date.now());
+    var seconds = shown.querySelector(".countdown-seconds");
+    if (seconds) {
+      seconds.textContent = String(Math.ceil(left / 1000));
+    }
+    if (left === 0) {
+      stopCountdown();
+      var form = document.getElementById(shown.dataset.autoForm);
+      if (form && !boxSelected()) {
+        htmx.trigger(form, "penta:auto");
+      }
+    }
+  }
+
+  function startCountdown(shown) {
+    var key = shown.dataset.countdownKey || "";
+    if (key !== countdown.key) {
+      countdown.key = key;
+      countdown.deadline = Date.now() + parseFloat(shown.dataset.countdown) * 1000;
+    }
+    if (boxSelected()) {
+      stopCountdown();
+      return;
+    }
+    if (countdown.timer === null) {
+      countdown.timer = setInterval(tick, 100);
+    }
+    tick();
+  }
+
+  htmx.onLoad(function (content) {
+    var shown = content.matches && content.matches("[data-countdown]")
+      ? content
+      : content.querySelector && content.querySelector("[data-countdown]");
+    if (shown && shown.dataset.autoForm) {
+      startCountdown(shown);
+    }
+  });
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches('#scoresheet input[name="box"]')) {
+      stopCountdown();
+    } else if (target.matches("[data-autosubmit]")) {
+      target.form.requestSubmit();
+    }
+  });
+
+  // A live update older than what the page shows (our own action's echo) is not swapped in,
+  // so that it cannot undo a box the player has just selected.
+  document.addEventListener("htmx:sseBeforeMessage", function (event) {
+    var tray = document.getElementById("dice-tray");
+    var shown = tray ? parseInt(tray.dataset.version, 10) : 0;
+    var incoming = parseInt(event.detail.lastEventId, 10);
+    if (!isNaN(incoming) && incoming <= shown) {
+      event.preventDefault();
+    }
+  });
+
+  function press(selector) {
+    var button = document.querySelector(selector);
+    if (button && !button.disabled) {
+      button.click();
+      return true;
+    }
+    return false;
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    var target = event.target;
+    if (target.matches && target.matches("input:not([type=radio]), select, textarea")) {
+      return;
+    }
+    var key = event.key;
+    var handled = false;
+    if (key >= "1" && key <= "5") {
+      handled = press('#dice-tray [data-key="' + key + '"]');
+    } else if (key === "r" || key === "R") {
+      handled = press('#dice-tray [data-key="r"]');
+    } else if (key === "Enter" && boxSelected()) {
+      handled = press('#scoresheet [data-key="Enter"]');
+    }
+    if (handled) {
+      event.preventDefault();
+    }
+  });
+})();
