@@ -1,0 +1,66 @@
+"""Fixtures shared by the whole suite: a strategy table built once, a fresh app per test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.settings import Settings
+from app.strategy import StrategyProvider
+from app.web.factory import create_app
+
+TEST_SECRET_KEY = "test-secret-key-0123456789abcdef-0123456789"
+
+
+@pytest.fixture(scope="session")
+def strategy_table(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The optimal strategy's table, built once for the session and shared by every app."""
+    path = tmp_path_factory.mktemp("strategy") / "strategy"
+    provider = StrategyProvider(path)
+    provider.start()
+    assert provider.wait(600), "the strategy table was not built"
+    return path
+
+
+@pytest.fixture
+def make_settings(tmp_path: Path, strategy_table: Path) -> Callable[..., Settings]:
+    """Settings for a fresh database in this test's folder; keywords override."""
+
+    def make(**overrides: Any) -> Settings:
+        values: dict[str, Any] = {
+            "data_dir": tmp_path / "data",
+            "strategy_table": strategy_table,
+            "secret_key": TEST_SECRET_KEY,
+            "testing": True,
+        }
+        values.update(overrides)
+        return Settings(**values)
+
+    return make
+
+
+@pytest.fixture
+def make_client(make_settings: Callable[..., Settings]) -> Iterator[Callable[..., TestClient]]:
+    """Start an app (its lifespan runs: migrations, strategy) and give an httpx client to it."""
+    clients: list[TestClient] = []
+
+    def make(**overrides: Any) -> TestClient:
+        app: FastAPI = create_app(make_settings(**overrides))
+        client = TestClient(app, base_url="http://testserver")
+        client.__enter__()
+        clients.append(client)
+        return client
+
+    yield make
+    for client in reversed(clients):
+        client.__exit__(None, None, None)
+
+
+@pytest.fixture
+def client(make_client: Callable[..., TestClient]) -> TestClient:
+    return make_client()

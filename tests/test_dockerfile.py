@@ -1,0 +1,56 @@
+"""The Dockerfile is hadolint-clean and keeps the promises the README makes about the image."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCKERFILE = ROOT / "Dockerfile"
+
+
+def _hadolint() -> str:
+    found = shutil.which("hadolint") or str(Path(sys.executable).parent / "hadolint")
+    if not Path(found).exists():
+        pytest.fail("hadolint is missing: `make test` installs it with the dev dependencies")
+    return found
+
+
+def test_hadolint_finds_nothing() -> None:
+    result = subprocess.run(
+        [_hadolint(), "--no-color", str(DOCKERFILE)], capture_output=True, text=True, check=False
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert result.stdout == ""
+
+
+def _instructions() -> list[tuple[str, str]]:
+    lines = DOCKERFILE.read_text().replace("\\\n", " ").splitlines()
+    pairs = []
+    for line in lines:
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            keyword, _, rest = stripped.partition(" ")
+            pairs.append((keyword.upper(), rest.strip()))
+    return pairs
+
+
+def test_the_image_runs_as_a_non_root_user_with_a_data_volume_and_a_healthcheck() -> None:
+    instructions = _instructions()
+    keywords = [keyword for keyword, _ in instructions]
+    assert instructions[0][0] == "FROM"
+    assert instructions[0][1].endswith("-slim")
+    user = [rest for keyword, rest in instructions if keyword == "USER"]
+    assert user
+    assert user[-1] not in ("root", "0", "0:0")
+    assert ("VOLUME", "/data") in instructions
+    healthcheck = next(rest for keyword, rest in instructions if keyword == "HEALTHCHECK")
+    assert "/healthz" in healthcheck
+    cmd = next(rest for keyword, rest in instructions if keyword == "CMD")
+    assert json.loads(cmd)[:2] == ["uvicorn", "app.main:app"]
+    assert keywords.count("CMD") == 1
