@@ -1,0 +1,38 @@
+# Penta in one container: `docker run -p 8000:8000 -v penta-data:/data penta`
+FROM python:3.12-slim
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    PENTA_DATA_DIR=/data
+
+WORKDIR /app
+
+COPY pyproject.toml README.md ./
+COPY app/ app/
+RUN pip install --no-cache-dir -e . \
+    && if ls app/locales/*/LC_MESSAGES/messages.po >/dev/null 2>&1; then \
+         pybabel compile --use-fuzzy=false -d app/locales -D messages; fi
+
+COPY migrations/ migrations/
+COPY templates/ templates/
+COPY static/ static/
+COPY alembic.ini ./
+
+# The optimal strategy's table is built into the image, so the first game never waits for it.
+RUN PENTA_DATA_DIR=/app/prebuilt python -m app.strategy build --path /app/prebuilt/strategy \
+    && groupadd --system --gid 10001 penta \
+    && useradd --system --uid 10001 --gid 10001 --home-dir /data penta \
+    && mkdir -p /data && chown 10001:10001 /data
+
+ENV PENTA_STRATEGY_TABLE=/app/prebuilt/strategy
+USER 10001:10001
+VOLUME /data
+EXPOSE 8000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
+    CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
+
+# Migrations run in the app's start-up, before it serves a request.
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--forwarded-allow-ips", "*"]

@@ -1,0 +1,52 @@
+# Penta: `make run` plays, `make test` checks everything. Each sets itself up in ./.venv.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+HOST ?= 127.0.0.1
+PORT ?= 8000
+
+.PHONY: run test lint typecheck pytest translations extract strategy bench clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+$(VENV)/.runtime: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
+
+$(VENV)/.dev: pyproject.toml $(VENV)/.runtime
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+## Compile the gettext catalogs (.po → .mo); the .mo files are build output, never committed.
+translations: $(VENV)/.runtime
+	@if ls app/locales/*/LC_MESSAGES/messages.po >/dev/null 2>&1; then \
+		$(BIN)/pybabel compile --use-fuzzy=false -d app/locales -D messages 2>&1 | grep -v '^compiling' || true; \
+	fi
+
+## Play: the game on http://$(HOST):$(PORT) with SQLite in ./data.
+run: $(VENV)/.runtime translations
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+
+## The whole suite: lint, format, types, unit/API/property tests and real-browser tests.
+test: $(VENV)/.dev translations
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+	$(BIN)/python -m pytest
+
+## Re-extract the messages of Python code and templates into the catalogs.
+extract: $(VENV)/.runtime
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k gettext -k ngettext:1,2 -o app/locales/messages.pot --no-location --omit-header .
+	$(BIN)/pybabel update -i app/locales/messages.pot -d app/locales -D messages --no-fuzzy-matching
+
+## Build the optimal strategy's table into the data directory ahead of time.
+strategy: $(VENV)/.runtime
+	$(BIN)/python -m app.strategy build
+
+bench: $(VENV)/.dev
+	$(BIN)/python bench/strategy.py
+
+clean:
+	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis
