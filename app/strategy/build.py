@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from concurrent.futures import ThreadPoolExecutor
-
 import numpy as np
 
 from app.strategy.tables import (
@@ -23,6 +21,7 @@ CHUNK = 512
 
 
 def _layer_states(used: int) -> tuple[IntArray, IntArray, IntArray]:
+    """Every reachable state with ``used`` boxes used: masks, upper subtotals, Penta flags."""
     masks, uppers, flags = [], [], []
     for mask in range(MASK_COUNT):
         if mask.bit_count() != used:
@@ -35,30 +34,24 @@ def _layer_states(used: int) -> tuple[IntArray, IntArray, IntArray]:
     return np.concatenate(masks), np.concatenate(uppers), np.concatenate(flags)
 
 
-def build_values(workers: int = 1) -> FloatArray:
-    """The expected future points of every turn-start state, NaN where play cannot reach.
+def build_values() -> FloatArray:
+    """The expected future points of every turn-start state, NaN where no game can reach.
 
-    ``workers`` threads share each layer (numpy releases the GIL in its loops); one is the
-    default because the web server shares the machine while the table builds.
+    Layers of states with the same number of used boxes are computed from the fullest sheet
+    back to the empty one, each layer in batches of :data:`CHUNK` states.
     """
     values = np.full(STATE_COUNT, np.nan)
     full = (FULL_MASK * UPPER_LEVELS + np.arange(UPPER_LEVELS)) * 2
     values[full] = 0.0
     values[full + 1] = 0.0
     joker_points, joker_bonus = joker_tables()
-    workspaces = [Workspace(CHUNK) for _ in range(workers)]
-
-    def run(worker: int, mask: IntArray, upper: IntArray, flag: IntArray) -> None:
-        for start in range(worker * CHUNK, mask.size, workers * CHUNK):
+    workspace = Workspace(CHUNK)
+    for used in range(FULL_MASK.bit_count() - 1, -1, -1):
+        mask, upper, flag = _layer_states(used)
+        for start in range(0, mask.size, CHUNK):
             part = slice(start, start + CHUNK)
             m, u, f = mask[part], upper[part], flag[part]
             values[(m * UPPER_LEVELS + u) * 2 + f] = turn_start_values(
-                values, m, u, f, joker_points[m], joker_bonus[m], workspaces[worker]
+                values, m, u, f, joker_points[m], joker_bonus[m], workspace
             )
-
-    with ThreadPoolExecutor(workers) as pool:
-        for used in range(FULL_MASK.bit_count() - 1, -1, -1):
-            layer = _layer_states(used)
-            for future in [pool.submit(run, worker, *layer) for worker in range(workers)]:
-                future.result()
     return values

@@ -143,8 +143,9 @@ class TablePlayer:
         """Every distinct way to hold ``dice`` with ``rolls_left`` (1 or 2) rolls left.
 
         One option per distinct kept multiset, holding all dice included; ``expected`` is the
-        expected final total when the rest is rolled and play goes on optimally. The best
-        option (by the tie rule of the module) comes first, then the others by value.
+        expected final total when the rest is rolled and play goes on by this strategy. The
+        best option by the tie rule of the module comes first, then the best of the rest by
+        the same rule, and so on.
         """
         dice = validate_dice(dice)
         if rolls_left not in (1, 2):
@@ -155,15 +156,14 @@ class TablePlayer:
         roll = KEEP_INDEX[tuple(sorted(dice))] - ROLL_START
         candidates = list(dict.fromkeys(SUB_KEEPS[roll].tolist()))
         worth = {keep: sheet.total + float(keeps[keep]) for keep in candidates}
-        best_value = max(worth.values())
-        best = next(keep for keep in candidates if worth[keep] >= best_value - TIE_TOLERANCE)
-        rest = sorted(
-            (keep for keep in candidates if keep != best),
-            key=lambda keep: (-worth[keep], candidates.index(keep)),
-        )
+        ranked = []
+        while candidates:
+            top = max(worth[keep] for keep in candidates)
+            best = next(keep for keep in candidates if worth[keep] >= top - TIE_TOLERANCE)
+            ranked.append(best)
+            candidates.remove(best)
         return [
-            HoldOption(_held_flags(dice, KEEPS[keep]), KEEPS[keep], worth[keep])
-            for keep in [best, *rest]
+            HoldOption(_held_flags(dice, KEEPS[keep]), KEEPS[keep], worth[keep]) for keep in ranked
         ]
 
     def best_hold(
