@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from app.rules import BOXES, DICE_COUNT, FACES, Scoresheet
+from app.rules import DICE_COUNT, FACES, Scoresheet
 from app.strategy.tables import (
     BOX_COUNT,
     NO_OPTION,
@@ -28,7 +28,9 @@ class SheetState:
     @classmethod
     def of(cls, sheet: Scoresheet) -> SheetState:
         """The state of ``sheet`` at the start of its next turn."""
-        mask = sum(1 << box.position for box in BOXES if not sheet.is_free(box))
+        mask = sum(
+            1 << position for position, points in enumerate(sheet.scores) if points is not None
+        )
         upper = min(sheet.upper_subtotal, UPPER_LEVELS - 1)
         return cls(mask, upper, int(sheet.has_penta_fifty))
 

@@ -16,7 +16,6 @@ Ties are broken by fixed rules, so every choice is deterministic:
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
@@ -24,6 +23,9 @@ from typing import Protocol
 import numpy as np
 
 from app.rules import (
+    PENTA_POINTS,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
     Box,
     Dice,
     IllegalActionError,
@@ -38,6 +40,7 @@ from app.strategy.tables import (
     STATE_COUNT,
     SUB_KEEPS,
     FloatArray,
+    state_index,
 )
 from app.strategy.turn import Workspace, best_keep_values, keep_values, roll_values
 
@@ -120,13 +123,18 @@ class TablePlayer:
         bonus once reached, and the expected points of the remaining turns.
         """
         dice = validate_dice(dice)
-        self._future(SheetState.of(sheet))
+        state = SheetState.of(sheet)
+        self._future(state)
+        total, upper = sheet.total, sheet.upper_subtotal
         result: dict[Box, float] = {}
         for box, option in sheet.score_options(dice).items():
-            scores = list(sheet.scores)
-            scores[box.position] = option.points
-            after = Scoresheet(tuple(scores), sheet.penta_bonus + option.bonus)
-            result[box] = after.total + float(self._values[SheetState.of(after).index])
+            raised = upper + option.points if box.is_upper else upper
+            reached = UPPER_BONUS if upper < UPPER_BONUS_THRESHOLD <= raised else 0
+            fifty = state.flag or (box is Box.PENTA and option.points == PENTA_POINTS)
+            after = state_index(
+                state.mask | 1 << box.position, min(raised, UPPER_BONUS_THRESHOLD), int(fifty)
+            )
+            result[box] = total + option.total + reached + float(self._values[after])
         return result
 
     def best_box(self, sheet: Scoresheet, dice: Sequence[int]) -> Box:
@@ -155,7 +163,8 @@ class TablePlayer:
         keeps = self._keep_values(sheet, rolls_left)
         roll = KEEP_INDEX[tuple(sorted(dice))] - ROLL_START
         candidates = list(dict.fromkeys(SUB_KEEPS[roll].tolist()))
-        worth = {keep: sheet.total + float(keeps[keep]) for keep in candidates}
+        total = sheet.total
+        worth = {keep: total + float(keeps[keep]) for keep in candidates}
         ranked = []
         while candidates:
             top = max(worth[keep] for keep in candidates)
@@ -198,11 +207,13 @@ class TablePlayer:
 
 def _held_flags(dice: Dice, kept: tuple[int, ...]) -> tuple[bool, ...]:
     """Hold the leftmost die showing each kept value, as many times as it is kept."""
-    wanted = Counter(kept)
+    wanted = list(kept)
     held = []
     for value in dice:
-        held.append(wanted[value] > 0)
-        wanted[value] -= 1
+        is_kept = value in wanted
+        if is_kept:
+            wanted.remove(value)
+        held.append(is_kept)
     return tuple(held)
 
 

@@ -30,6 +30,9 @@ from app.strategy.tables import (
     IntArray,
 )
 
+FEW_STATES = 8
+"""Up to this many states, the lattices gather whole levels at once (fewer, larger calls);
+the results are the same to the last bit, as the sums run in the same order."""
 _TOP = UPPER_LEVELS - 1
 _COUNTS = DICE_COUNT + 1
 _BOX_BITS = np.array([1 << box.position for box in BOXES], dtype=np.int64)
@@ -94,7 +97,7 @@ class Workspace:
 
 
 def _take(source: FloatArray, rows: IntArray, out: FloatArray) -> FloatArray:
-    result: FloatArray = np.take(source, rows, axis=0, out=out, mode="clip")
+    result: FloatArray = source.take(rows, axis=0, out=out, mode="clip")
     return result
 
 
@@ -197,11 +200,15 @@ def keep_values(final: FloatArray, out: FloatArray, workspace: Workspace) -> Flo
         out[ROLL_START:] = final
     for size in range(DICE_COUNT - 1, -1, -1):
         children = CHILDREN[size]
+        level = out[LEVEL_START[size] : LEVEL_START[size + 1]]
+        if states <= FEW_STATES:
+            np.multiply(out[children].sum(axis=1), 1 / len(FACES), out=level)
+            continue
         total = _take(out, children[:, 0], workspace.scratch(children.shape[0], states))
         other = workspace.other(children.shape[0], states)
         for column in range(1, children.shape[1]):
             np.add(total, _take(out, children[:, column], other), out=total)
-        np.multiply(total, 1 / len(FACES), out=out[LEVEL_START[size] : LEVEL_START[size + 1]])
+        np.multiply(total, 1 / len(FACES), out=level)
     return out
 
 
@@ -218,6 +225,9 @@ def best_keep_values(expected: FloatArray, out: FloatArray, workspace: Workspace
         parents, rows_using = PARENTS[size - 1]
         start, stop = LEVEL_START[size], LEVEL_START[size + 1]
         level = out[start:stop]
+        if states <= FEW_STATES:
+            np.maximum(expected[start:stop], out[parents].max(axis=1), out=level)
+            continue
         scratch = workspace.scratch(stop - start, states)
         np.maximum(expected[start:stop], _take(out, parents[:, 0], scratch), out=level)
         for column in range(1, size):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 
+import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -18,7 +19,7 @@ from app.rules import (
     MalformedActionError,
     Scoresheet,
 )
-from app.strategy import TIE_TOLERANCE, GreedyStrategy, OptimalStrategy, Strategy
+from app.strategy import TIE_TOLERANCE, GreedyStrategy, OptimalStrategy, Strategy, turn
 
 die = st.integers(min_value=1, max_value=6)
 dice_strategy = st.one_of(st.tuples(die, die, die, die, die), die.map(lambda face: (face,) * 5))
@@ -59,6 +60,9 @@ def test_best_box_is_legal_and_best(
 
         assert list(values) == list(options)
         assert best in options
+        for box, value in values.items():
+            after = sheet.record(box, dice)
+            assert value == pytest.approx(strategy.expected_total(after), abs=1e-9)
         assert values[best] >= max(values.values()) - TIE_TOLERANCE
         first_best = [box for box, value in values.items() if value >= values[best] - TIE_TOLERANCE]
         assert best == first_best[0]
@@ -227,3 +231,21 @@ def test_errors(optimal: OptimalStrategy) -> None:
         optimal.best_hold(Scoresheet(), (1, 2, 3, 4, 5), 3)
     with pytest.raises(ValueError, match="no legal game"):
         optimal.expected_total(Scoresheet.from_mapping({Box.ONES: 7}))
+
+
+@pytest.mark.parametrize("states", [1, 3, 8])
+def test_small_batches_compute_the_same_bits_as_large_ones(
+    states: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Decisions for one sheet and the lockstep simulation must agree to the last bit.
+    final = np.random.default_rng(states).random((252, states)) * 300
+    results = []
+    for few in (0, states):
+        monkeypatch.setattr(turn, "FEW_STATES", few)
+        workspace = turn.Workspace(states)
+        one_left = turn.keep_values(final, np.empty((462, states)), workspace).copy()
+        best = turn.best_keep_values(one_left, np.empty((462, states)), workspace).copy()
+        results.append((one_left, best))
+
+    assert np.array_equal(results[0][0], results[1][0])
+    assert np.array_equal(results[0][1], results[1][1])
