@@ -42,7 +42,7 @@ UPPER_LEVELS = UPPER_BONUS_THRESHOLD + 1
 STATE_COUNT = MASK_COUNT * UPPER_LEVELS * 2
 PENTA_BIT = 1 << Box.PENTA.position
 NO_OPTION = -1
-"""Marks a box that is not legal in :func:`joker_points`."""
+"""Marks a box that is not legal in :func:`joker_tables`."""
 
 KEEPS: tuple[Keep, ...] = tuple(
     keep

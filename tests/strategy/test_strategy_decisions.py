@@ -18,8 +18,10 @@ from app.rules import (
     IllegalActionError,
     MalformedActionError,
     Scoresheet,
+    is_penta,
 )
-from app.strategy import TIE_TOLERANCE, GreedyStrategy, OptimalStrategy, Strategy, turn
+from app.strategy import TIE_TOLERANCE, GreedyStrategy, OptimalStrategy, Strategy, tables, turn
+from app.strategy.state import SheetState
 
 die = st.integers(min_value=1, max_value=6)
 dice_strategy = st.one_of(st.tuples(die, die, die, die, die), die.map(lambda face: (face,) * 5))
@@ -249,3 +251,38 @@ def test_small_batches_compute_the_same_bits_as_large_ones(
 
     assert np.array_equal(results[0][0], results[1][0])
     assert np.array_equal(results[0][1], results[1][1])
+
+
+@settings(max_examples=100, deadline=None)
+@given(sheet=played_sheets(), dice=dice_strategy)
+def test_the_tables_agree_with_the_rules_on_any_sheet(
+    sheet: Scoresheet, dice: tuple[int, ...]
+) -> None:
+    # The table build reads ordinary points from an empty sheet and the joker cases from
+    # synthetic sheets; the rules must give the same options on every sheet of play.
+    options = sheet.score_options(dice)
+    roll = tables.KEEP_INDEX[tuple(sorted(dice))] - tables.ROLL_START
+    state = SheetState.of(sheet)
+    if is_penta(dice) and sheet.has_penta_fifty:
+        points, bonus = tables.joker_tables()
+        expected = {
+            box: (
+                int(points[state.mask, dice[0] - 1, box.position]),
+                int(bonus[state.mask, dice[0] - 1]),
+            )
+            for box in BOXES
+            if points[state.mask, dice[0] - 1, box.position] != tables.NO_OPTION
+        }
+    else:
+        expected = {
+            box: (int(tables.ORDINARY_POINTS[box.position, roll]), 0)
+            for box in BOXES
+            if sheet.is_free(box)
+        }
+
+    assert {box: (option.points, option.bonus) for box, option in options.items()} == expected
+
+
+def test_roll_probabilities_sum_to_one() -> None:
+    assert tables.ROLL_PROBABILITIES.sum() == pytest.approx(1.0, abs=1e-15)
+    assert len(tables.ROLLS) == len(set(tables.ROLLS)) == 252
