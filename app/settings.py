@@ -47,6 +47,10 @@ class Settings(BaseSettings):
         default=3.0, gt=0, description="Seconds after the third roll before the computer's box"
     )
 
+    computer_pace_seconds: float = Field(
+        default=1.0, ge=0, description="Seconds between a computer player's visible steps"
+    )
+
     @field_validator("secret_key")
     @classmethod
     def _long_enough(cls, value: str | None) -> str | None:

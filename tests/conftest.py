@@ -7,14 +7,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
+from app.i18n import LOCALES_DIR
 from app.settings import Settings
 from app.strategy import StrategyProvider
 from app.web.factory import create_app
-
-TEST_SECRET_KEY = "test-secret-key-0123456789abcdef-0123456789"
+from tests.live_server import TEST_SECRET_KEY, Server
 
 
 @pytest.fixture(scope="session")
@@ -64,3 +66,22 @@ def make_client(make_settings: Callable[..., Settings]) -> Iterator[Callable[...
 @pytest.fixture
 def client(make_client: Callable[..., TestClient]) -> TestClient:
     return make_client()
+
+
+@pytest.fixture
+def start_server(tmp_path: Path, strategy_table: Path) -> Iterator[Callable[..., Server]]:
+    servers: list[Server] = []
+
+    def start(**env: str) -> Server:
+        server = Server(tmp_path / f"server{len(servers)}", strategy_table, **env)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.stop()
+
+
+@pytest.fixture
+def server(start_server: Callable[..., Server]) -> Server:
+    return start_server()

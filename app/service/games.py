@@ -7,6 +7,7 @@ import hmac
 import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 
 from sqlalchemy import select, text
 from sqlalchemy.orm import Session, selectinload
@@ -23,6 +24,7 @@ from app.rules import (
     Score,
 )
 from app.service.advice import Advice, advise
+from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service.views import GameView
@@ -162,8 +164,79 @@ class GameService:
             if record.status != GameStatus.WAITING:
                 raise ConflictError("already_started", "the game has already started")
             record.status = GameStatus.PLAYING.value
+            record.started_at = record.turn_started_at = _now()
 
         return self._change_lobby(game_id, begin)
+
+    def rematch(self, game_id: str, secret: str | None) -> str:
+        """A new game with the same players, started at once; its id. Any seat may ask, once:
+        later requests get the same rematch."""
+        with self.database.writing() as session:
+            record = _load(session, game_id)
+            if _seat_of(record, secret) is None:
+                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if record.status != GameStatus.FINISHED:
+                raise ConflictError("not_finished", "a rematch follows a finished game")
+            if record.rematch_id is not None:
+                return record.rematch_id
+            rematch = GameRecord(
+                id=secrets.token_urlsafe(8),
+                status=GameStatus.PLAYING.value,
+                turn_seconds=record.turn_seconds,
+            )
+            rematch.started_at = rematch.turn_started_at = _now()
+            for player in record.players:
+                rematch.players.append(
+                    PlayerRecord(
+                        seat=player.seat,
+                        name=player.name,
+                        computer=player.computer,
+                        secret_hash=player.secret_hash,
+                    )
+                )
+            session.add(rematch)
+            record.rematch_id = rematch.id
+            record.version += 1
+            session.flush()
+            view = GameView.of(record, replay(record))
+        self._changed(view)
+        return rematch.id
+
+    def play_for_computer(self, game_id: str) -> float | None:
+        """Take one step for a computer player, or for a person whose turn timer ran out.
+
+        Returns the seconds until the next step may be due (a computer's next step, or the
+        moment the current turn's timer runs out), or None when nothing is pending.
+        """
+        with self.database.writing() as session:
+            record = _load(session, game_id)
+            if record.status != GameStatus.PLAYING:
+                return None
+            state = replay(record)
+            assert state.seat is not None
+            player = record.players[state.seat]
+            if not player.computer:
+                overdue = _seconds_left(record)
+                if overdue is None or overdue > 0:
+                    return overdue
+            action = next_action(state, self.strategy.current(), self.dice)
+            state = self._record(record, state, state.seat, [action], by_computer=True)
+            session.flush()
+            view = GameView.of(record, state)
+            delay = None
+            if state.seat is not None:
+                delay = 0.0 if record.players[state.seat].computer else _seconds_left(record)
+        self._changed(view)
+        return delay
+
+    def playing_games(self) -> list[str]:
+        """The ids of every game being played (for the runner after a restart)."""
+        with self.database.reading() as session:
+            return list(
+                session.scalars(
+                    select(GameRecord.id).where(GameRecord.status == GameStatus.PLAYING)
+                )
+            )
 
     def _change_lobby(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
         with self.database.writing() as session:
@@ -262,24 +335,51 @@ class GameService:
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
-            actions = plan(state)
-            try:
-                for action in actions:
-                    state = state.apply(action)
-            except IllegalActionError as error:
-                raise ConflictError("illegal", str(error)) from None
-            append(record, acting, actions, by_computer=by_computer)
-            record.version += 1
-            if state.is_over:
-                record.status = GameStatus.FINISHED.value
+            state = self._record(record, state, acting, plan(state), by_computer=by_computer)
             session.flush()
             view = GameView.of(record, state)
         self._changed(view)
         return view
 
+    @staticmethod
+    def _record(
+        record: GameRecord, state: Game, seat: int, actions: list[Action], *, by_computer: bool
+    ) -> Game:
+        """Apply ``actions`` to ``state`` and log them, or raise 409 having changed nothing."""
+        before = state
+        try:
+            for action in actions:
+                state = state.apply(action)
+        except IllegalActionError as error:
+            raise ConflictError("illegal", str(error)) from None
+        append(record, seat, actions, by_computer=by_computer)
+        record.version += 1
+        if state.scored_turns != before.scored_turns:
+            record.turn_started_at = _now()
+        if state.is_over:
+            record.status = GameStatus.FINISHED.value
+            record.finished_at = _now()
+            for player in record.players:
+                player.final_total = state.sheets[player.seat].total
+        return state
+
     def _changed(self, view: GameView) -> None:
         for listener in self.listeners:
             listener(view.id, view.version)
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+def _seconds_left(record: GameRecord) -> float | None:
+    """Seconds until the turn timer of the game runs out (negative when past), or None."""
+    if record.turn_seconds is None or record.turn_started_at is None:
+        return None
+    started = record.turn_started_at
+    if started.tzinfo is None:  # SQLite hands back naive datetimes: they were stored in UTC
+        started = started.replace(tzinfo=UTC)
+    return record.turn_seconds - (_now() - started).total_seconds()
 
 
 def _load(session: Session, game_id: str) -> GameRecord:

@@ -40,6 +40,9 @@ class GameRecord(Base):
     version: Mapped[int] = mapped_column(Integer, default=1)
     turn_seconds: Mapped[int | None] = mapped_column(Integer, default=None)
     rematch_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -62,7 +65,8 @@ class PlayerRecord(Base):
     seat: Mapped[int] = mapped_column(Integer, primary_key=True)
     name: Mapped[str] = mapped_column(String(64))
     computer: Mapped[bool] = mapped_column(default=False)
-    secret_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
+    secret_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    final_total: Mapped[int | None] = mapped_column(Integer, default=None)
     hints: Mapped[bool] = mapped_column(default=False)
     used_hints: Mapped[bool] = mapped_column(default=False)
 

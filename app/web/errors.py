@@ -59,8 +59,8 @@ def _respond(
         csrf_token=request.state.csrf_token,
         lang=i18n.current_language(),
         status=status,
-        message=i18n.gettext(message),
-        error={"code": code, "message": i18n.gettext(message)},
+        message=i18n.translate_error(code, message),
+        error={"code": code, "message": i18n.translate_error(code, message)},
         oob=True,
     )
     return HTMLResponse(html, status_code=status, headers=headers)

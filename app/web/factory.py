@@ -10,13 +10,17 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
+from app.service.events import Broker
 from app.service.games import GameService
+from app.service.runner import ComputerRunner
 from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, pages
+from app.web import api, errors, events, lobby, pages
+from app.web.events import LiveViews
 from app.web.middleware import BrowserMiddleware
+from app.web.rules_page import router as rules_router
 from app.web.templating import create_templates, render
 
 
@@ -29,12 +33,17 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     strategy = StrategyProvider(settings.resolved_strategy_table)
     service = GameService(database, dice, strategy)
+    broker = Broker()
+    service.listeners.append(broker.publish)
+    runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         upgrade(settings.resolved_database_url)
         strategy.start()
+        await runner.start()
         yield
+        await runner.stop()
         database.dispose()
 
     app = FastAPI(
@@ -47,6 +56,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.service = service
+    app.state.broker = broker
+    app.state.live_views = LiveViews(service)
     app.state.templates = create_templates()
     app.add_middleware(
         BrowserMiddleware,
@@ -55,7 +66,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     errors.install(app)
     app.include_router(api.router)
+    app.include_router(events.router)
     app.include_router(pages.router)
+    app.include_router(rules_router)
+    app.include_router(lobby.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/docs", include_in_schema=False)

@@ -29,6 +29,7 @@ def page_context(request: Request, **context: Any) -> dict[str, Any]:
         "csrf_token": request.state.csrf_token,
         "lang": i18n.current_language(),
         "auto_seconds": request.app.state.settings.auto_confirm_seconds,
+        "base_url": str(request.base_url),
         **context,
     }
 
@@ -58,7 +59,7 @@ def create_game(
         context = page_context(request, error=i18n.gettext(error.message), name=name[:32])
         return templates.TemplateResponse(request, "home.html", context, status_code=error.status)
     response = RedirectResponse(f"/games/{view.id}", status_code=303)
-    _set_seat_cookie(response, view.id, secret, secure=settings.secure_cookies)
+    set_seat_cookie(response, view.id, secret, secure=settings.secure_cookies)
     return response
 
 
@@ -67,9 +68,12 @@ def game_page(
     request: Request, game_id: str, service: ServiceDep, templates: TemplatesDep
 ) -> Response:
     view = service.get(game_id)
-    me = service.seat_of(game_id, request.cookies.get(seat_cookie(game_id)))
+    secret = request.cookies.get(seat_cookie(game_id))
+    me = service.seat_of(game_id, secret)
+    resume_url = f"{request.base_url}games/{game_id}/resume/{secret}" if me is not None else None
     template = "lobby.html" if view.is_waiting else "game.html"
-    return templates.TemplateResponse(request, template, page_context(request, game=view, me=me))
+    context = page_context(request, game=view, me=me, resume_url=resume_url)
+    return templates.TemplateResponse(request, template, context)
 
 
 @router.get("/games/{game_id}/board", response_class=HTMLResponse)
@@ -238,7 +242,7 @@ def _translated(error: ServiceError) -> dict[str, str]:
     return {"code": error.code, "message": i18n.gettext(error.message)}
 
 
-def _set_seat_cookie(response: Response, game_id: str, secret: str, *, secure: bool) -> None:
+def set_seat_cookie(response: Response, game_id: str, secret: str, *, secure: bool) -> None:
     response.set_cookie(
         seat_cookie(game_id),
         secret,

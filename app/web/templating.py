@@ -24,6 +24,8 @@ def create_templates() -> Jinja2Templates:
     environment.install_gettext_callables(  # type: ignore[attr-defined]
         i18n.gettext, i18n.ngettext, newstyle=True
     )
+    # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
+    environment.policies["ext.i18n.trimmed"] = True
     environment.globals.update(_globals())
     return Jinja2Templates(env=environment)
 

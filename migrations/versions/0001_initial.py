@@ -16,6 +16,15 @@ branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
 
+def _timestamp(name: str) -> sa.Column:  # type: ignore[type-arg]
+    return sa.Column(
+        name,
+        sa.DateTime(timezone=True),
+        server_default=sa.text("(CURRENT_TIMESTAMP)"),
+        nullable=False,
+    )
+
+
 def upgrade() -> None:
     op.create_table(
         "games",
@@ -24,18 +33,11 @@ def upgrade() -> None:
         sa.Column("version", sa.Integer(), nullable=False),
         sa.Column("turn_seconds", sa.Integer(), nullable=True),
         sa.Column("rematch_id", sa.String(length=16), nullable=True),
-        sa.Column(
-            "created_at",
-            sa.DateTime(timezone=True),
-            server_default=sa.text("(CURRENT_TIMESTAMP)"),
-            nullable=False,
-        ),
-        sa.Column(
-            "updated_at",
-            sa.DateTime(timezone=True),
-            server_default=sa.text("(CURRENT_TIMESTAMP)"),
-            nullable=False,
-        ),
+        sa.Column("started_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("finished_at", sa.DateTime(timezone=True), nullable=True),
+        sa.Column("turn_started_at", sa.DateTime(timezone=True), nullable=True),
+        _timestamp("created_at"),
+        _timestamp("updated_at"),
         sa.PrimaryKeyConstraint("id"),
     )
     op.create_index("ix_games_status", "games", ["status"])
@@ -47,16 +49,8 @@ def upgrade() -> None:
         sa.Column("kind", sa.String(length=8), nullable=False),
         sa.Column("payload", sa.JSON(), nullable=False),
         sa.Column("by_computer", sa.Boolean(), nullable=False),
-        sa.Column(
-            "created_at",
-            sa.DateTime(timezone=True),
-            server_default=sa.text("(CURRENT_TIMESTAMP)"),
-            nullable=False,
-        ),
-        sa.ForeignKeyConstraint(
-            ["game_id"],
-            ["games.id"],
-        ),
+        _timestamp("created_at"),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"]),
         sa.PrimaryKeyConstraint("game_id", "number"),
     )
     op.create_table(
@@ -66,14 +60,11 @@ def upgrade() -> None:
         sa.Column("name", sa.String(length=64), nullable=False),
         sa.Column("computer", sa.Boolean(), nullable=False),
         sa.Column("secret_hash", sa.String(length=64), nullable=True),
+        sa.Column("final_total", sa.Integer(), nullable=True),
         sa.Column("hints", sa.Boolean(), nullable=False),
         sa.Column("used_hints", sa.Boolean(), nullable=False),
-        sa.ForeignKeyConstraint(
-            ["game_id"],
-            ["games.id"],
-        ),
+        sa.ForeignKeyConstraint(["game_id"], ["games.id"]),
         sa.PrimaryKeyConstraint("game_id", "seat"),
-        sa.UniqueConstraint("secret_hash"),
     )
 
 

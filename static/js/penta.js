@@ -33,7 +33,7 @@
     }
     if (left === 0) {
       stopCountdown();
-      var form = document.getElementById(shown.dataset.autoForm);
+      var form = shown.dataset.autoForm && document.getElementById(shown.dataset.autoForm);
       if (form && !boxSelected()) {
         htmx.trigger(form, "penta:auto");
       }
@@ -56,12 +56,39 @@
     tick();
   }
 
+  function find(content, selector) {
+    if (content.matches && content.matches(selector)) {
+      return content;
+    }
+    return content.querySelector ? content.querySelector(selector) : null;
+  }
+
   htmx.onLoad(function (content) {
-    var shown = content.matches && content.matches("[data-countdown]")
-      ? content
-      : content.querySelector && content.querySelector("[data-countdown]");
-    if (shown && shown.dataset.autoForm) {
+    var shown = find(content, "[data-countdown]");
+    if (shown) {
       startCountdown(shown);
+    }
+    // A live update that moves the game elsewhere (the start, a rematch) takes the page along.
+    var redirect = find(content, "[data-redirect]");
+    if (redirect) {
+      window.location.assign(redirect.dataset.redirect);
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-copy]") : null;
+    if (!button) {
+      return;
+    }
+    var field = document.getElementById(button.dataset.copy);
+    field.select();
+    var done = function () {
+      button.textContent = button.dataset.copied;
+    };
+    if (navigator.clipboard) {
+      navigator.clipboard.writeText(field.value).then(done, done);
+    } else {
+      done();
     }
   });
 

@@ -1,0 +1,84 @@
+"""Live updates: an in-process broker that tells subscribers a game has a new version.
+
+Publishers may be any thread (the service runs in FastAPI's thread pool); subscribers are
+asyncio tasks (the event streams). A subscriber keeps only the newest version it has not
+seen: it renders the whole state anyway, so a slow reader skips, it never falls behind.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections import defaultdict
+
+
+class Subscription:
+    """One live reader of one game."""
+
+    def __init__(self, broker: Broker, game_id: str, loop: asyncio.AbstractEventLoop) -> None:
+        self.broker = broker
+        self.game_id = game_id
+        self.loop = loop
+        self.latest = 0
+        self._changed = asyncio.Event()
+
+    def notify(self, version: int) -> None:
+        """Called on the subscriber's loop: remember ``version`` and wake the reader."""
+        if version > self.latest:
+            self.latest = version
+            self._changed.set()
+
+    async def wait(self, seen: int, timeout: float) -> int | None:
+        """The newest version above ``seen``, or None if none came within ``timeout``."""
+        if self.latest > seen:
+            return self.latest
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except TimeoutError:
+            return None
+        return self.latest if self.latest > seen else None
+
+    def close(self) -> None:
+        """Stop receiving: the stream has ended."""
+        self.broker.unsubscribe(self)
+
+
+class Broker:
+    """Fans ``(game_id, version)`` out to the subscriptions of that game."""
+
+    def __init__(self) -> None:
+        self._subscriptions: dict[str, set[Subscription]] = defaultdict(set)
+        self._lock = threading.Lock()
+
+    def subscribe(self, game_id: str) -> Subscription:
+        """A new subscription on the running event loop."""
+        subscription = Subscription(self, game_id, asyncio.get_running_loop())
+        with self._lock:
+            self._subscriptions[game_id].add(subscription)
+        return subscription
+
+    def unsubscribe(self, subscription: Subscription) -> None:
+        with self._lock:
+            subscriptions = self._subscriptions.get(subscription.game_id)
+            if subscriptions is not None:
+                subscriptions.discard(subscription)
+                if not subscriptions:
+                    del self._subscriptions[subscription.game_id]
+
+    def count(self, game_id: str | None = None) -> int:
+        """How many subscriptions there are (to one game, or in all)."""
+        with self._lock:
+            if game_id is not None:
+                return len(self._subscriptions.get(game_id, ()))
+            return sum(len(subscriptions) for subscriptions in self._subscriptions.values())
+
+    def publish(self, game_id: str, version: int) -> None:
+        """Tell every subscriber of ``game_id`` about ``version``; safe from any thread."""
+        with self._lock:
+            subscriptions = list(self._subscriptions.get(game_id, ()))
+        for subscription in subscriptions:
+            try:
+                subscription.loop.call_soon_threadsafe(subscription.notify, version)
+            except RuntimeError:  # that loop has closed: the subscriber is gone
+                self.unsubscribe(subscription)

@@ -1,0 +1,188 @@
+"""Live updates as server-sent events: each subscriber gets the fragments in its language.
+
+The event id is the game's version; a reconnecting browser sends ``Last-Event-ID`` and gets
+the current state at once if it missed anything. One view is loaded and one rendering made
+per version, language and seat, however many people watch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable
+from typing import Annotated
+
+from anyio import to_thread
+from fastapi import APIRouter, Header, Request
+from fastapi.responses import StreamingResponse
+
+from app import i18n
+from app.service.events import Broker
+from app.service.games import GameService
+from app.service.views import GameView
+from app.web.deps import BearerDep, ServiceDep, seat_cookie
+from app.web.schemas import GameOut
+from app.web.templating import render
+
+KEEP_ALIVE_SECONDS = 15.0
+_CACHE_SIZE = 256
+
+router = APIRouter()
+
+
+class LiveViews:
+    """The newest view of each live game and its renderings, loaded once for all readers."""
+
+    def __init__(self, service: GameService) -> None:
+        self.service = service
+        self._views: dict[str, GameView] = {}
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._renderings: OrderedDict[tuple[str, int, str, int | None], str] = OrderedDict()
+
+    async def view(self, game_id: str, at_least: int) -> GameView:
+        """The game at ``at_least`` or newer."""
+        cached = self._views.get(game_id)
+        if cached is not None and cached.version >= at_least:
+            return cached
+        lock = self._locks.setdefault(game_id, asyncio.Lock())
+        async with lock:
+            cached = self._views.get(game_id)
+            if cached is None or cached.version < at_least:
+                cached = await to_thread.run_sync(self.service.get, game_id)
+                self._views[game_id] = cached
+            return cached
+
+    async def rendering(
+        self, view: GameView, language: str, seat: int | None, make: Callable[[], str]
+    ) -> str:
+        key = (view.id, view.version, language, seat)
+        html = self._renderings.get(key)
+        if html is None:
+            html = await to_thread.run_sync(make)
+            self._renderings[key] = html
+            while len(self._renderings) > _CACHE_SIZE:
+                self._renderings.popitem(last=False)
+        return html
+
+    def forget(self, game_id: str) -> None:
+        """Drop what is kept of a game nobody watches any more."""
+        self._views.pop(game_id, None)
+        self._locks.pop(game_id, None)
+
+
+def sse(event: str, version: int, data: str) -> str:
+    """One server-sent event; every line of ``data`` gets its own ``data:`` field."""
+    lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
+    return f"event: {event}\nid: {version}\n{lines}\n"
+
+
+def _start_version(last_event_id: str | None, version: int | None) -> int:
+    for candidate in (last_event_id, version):
+        try:
+            if candidate is not None:
+                return max(int(candidate), 0)
+        except ValueError:
+            continue
+    return 0
+
+
+async def _stream(
+    request: Request,
+    game_id: str,
+    seen: int,
+    render_event: Callable[[GameView], AsyncIterator[str]],
+) -> AsyncIterator[str]:
+    broker: Broker = request.app.state.broker
+    live: LiveViews = request.app.state.live_views
+    subscription = broker.subscribe(game_id)
+    try:
+        current = await live.view(game_id, 0)
+        subscription.notify(current.version)
+        yield "retry: 1000\n\n"
+        while True:
+            newest = await subscription.wait(seen, KEEP_ALIVE_SECONDS)
+            if newest is None:
+                yield ": keep-alive\n\n"
+                continue
+            view = await live.view(game_id, newest)
+            seen = view.version
+            async for event in render_event(view):
+                yield event
+    finally:
+        subscription.close()
+        if broker.count(game_id) == 0:
+            live.forget(game_id)
+
+
+def _event_stream(body: AsyncIterator[str]) -> StreamingResponse:
+    return StreamingResponse(
+        body,
+        media_type="text/event-stream",
+        headers={"Cache-Control": "no-store", "X-Accel-Buffering": "no"},
+    )
+
+
+@router.get("/games/{game_id}/events", include_in_schema=False)
+async def page_events(
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+    version: int | None = None,
+) -> StreamingResponse:
+    """The page's fragments whenever the game changes, rendered for this browser."""
+    await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
+    secret = request.cookies.get(seat_cookie(game_id))
+    seat = await to_thread.run_sync(service.seat_of, game_id, secret)
+    language = request.state.language
+    templates = request.app.state.templates
+    live: LiveViews = request.app.state.live_views
+    auto_seconds = request.app.state.settings.auto_confirm_seconds
+
+    async def render_event(view: GameView) -> AsyncIterator[str]:
+        def make() -> str:
+            with i18n.language(language) as current:
+                name = "fragments/lobby.html" if view.is_waiting else "fragments/board.html"
+                return render(
+                    templates,
+                    name,
+                    game=view,
+                    me=seat,
+                    lang=current,
+                    live=True,
+                    oob=True,
+                    csrf_token="",
+                    auto_seconds=auto_seconds,
+                )
+
+        # Live fragments carry no CSRF field: htmx sends the token as a header (set on
+        # <body>), so one rendering serves every reader with the same language and seat.
+        html = await live.rendering(view, language, seat, make)
+        yield sse("update", view.version, html)
+
+    return _event_stream(
+        _stream(request, game_id, _start_version(last_event_id, version), render_event)
+    )
+
+
+@router.get("/api/v1/games/{game_id}/events", tags=["games"])
+async def api_events(
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    _token: BearerDep,
+    last_event_id: Annotated[str | None, Header()] = None,
+) -> StreamingResponse:
+    """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
+    await to_thread.run_sync(service.get, game_id)
+    base_url = str(request.base_url)
+
+    async def render_event(view: GameView) -> AsyncIterator[str]:
+        yield sse(
+            "game", view.version, json.dumps(GameOut.of(view, base_url).model_dump(mode="json"))
+        )
+
+    return _event_stream(
+        _stream(request, game_id, _start_version(last_event_id, None), render_event)
+    )

@@ -1,0 +1,96 @@
+"""Live updates against a real uvicorn process: server-sent events, resync, computer seats."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from tests.live_server import Server
+
+
+def api(server: Server) -> httpx.Client:
+    return httpx.Client(base_url=server.url, timeout=10)
+
+
+def create(client: httpx.Client, name: str = "Ann") -> tuple[str, str]:
+    response = client.post("/api/v1/games", json={"name": name})
+    assert response.status_code == 201
+    return response.json()["game"]["id"], response.json()["token"]
+
+
+def post(client: httpx.Client, path: str, token: str, body: Any = None) -> dict[str, Any]:
+    response = client.post(path, json=body, headers={"Authorization": f"Bearer {token}"})
+    assert response.status_code in (200, 201), response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def events(lines: Iterator[str]) -> Iterator[dict[str, str]]:
+    """Parse a server-sent event stream into events with their fields."""
+    event: dict[str, str] = {}
+    for line in lines:
+        if line == "":
+            if "data" in event:
+                yield event
+            event = {}
+        elif not line.startswith(":"):
+            field, _, value = line.partition(":")
+            value = value.removeprefix(" ")
+            event[field] = f"{event[field]}\n{value}" if field in event else value
+
+
+def test_every_change_reaches_the_api_stream_with_its_version(server: Server) -> None:
+    with api(server) as client:
+        game_id, token = create(client)
+        with client.stream("GET", f"/api/v1/games/{game_id}/events") as stream:
+            assert stream.headers["content-type"].startswith("text/event-stream")
+            received = events(stream.iter_lines())
+            first = next(received)
+            assert (first["event"], first["id"]) == ("game", "1")
+            started = post(client, f"/api/v1/games/{game_id}/start", token)
+            update = next(received)
+            assert update["id"] == str(started["version"])
+            assert json.loads(update["data"])["status"] == "playing"
+            rolled = post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+            update = next(received)
+            assert json.loads(update["data"])["dice"] == rolled["dice"]
+
+
+def test_a_reconnecting_page_resyncs_from_its_last_event_id(server: Server) -> None:
+    with api(server) as client:
+        game_id, token = create(client)
+        post(client, f"/api/v1/games/{game_id}/start", token)
+        rolled = post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+        headers = {"Last-Event-ID": str(rolled["version"] - 1)}
+        with client.stream("GET", f"/games/{game_id}/events", headers=headers) as stream:
+            update = next(events(stream.iter_lines()))
+        assert update["event"] == "update"
+        assert update["id"] == str(rolled["version"])
+        assert 'id="dice-tray"' in update["data"]
+        assert 'hx-swap-oob="true"' in update["data"]
+        assert f'data-value="{rolled["dice"][0]}"' in update["data"]
+        assert 'data-key="r"' not in update["data"], "a spectator gets no controls"
+
+
+def test_a_computer_seat_finishes_the_game_by_itself(start_server: Any) -> None:
+    server = start_server(PENTA_COMPUTER_PACE_SECONDS="0.01")
+    with api(server) as client:
+        game_id, token = create(client)
+        post(client, f"/api/v1/games/{game_id}/computers", token)
+        post(client, f"/api/v1/games/{game_id}/start", token)
+        with client.stream("GET", f"/api/v1/games/{game_id}/events") as stream:
+            for event in events(stream.iter_lines()):
+                game = json.loads(event["data"])
+                if game["status"] == "finished":
+                    break
+                if game["turn"] == 0 and game["dice"] is None:
+                    post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+                elif game["turn"] == 0 and game["options"]:
+                    box = next(iter(game["options"]))
+                    post(client, f"/api/v1/games/{game_id}/score", token, {"box": box})
+        computer = game["players"][1]
+        assert all(points is not None for points in computer["boxes"].values())
+        assert computer["total"] > 0

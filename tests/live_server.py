@@ -1,0 +1,73 @@
+"""A real uvicorn process serving Penta on loopback, for browser and live-update tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+TEST_SECRET_KEY = "test-secret-key-0123456789abcdef-0123456789"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class Server:
+    """A uvicorn process serving Penta on loopback with its own data directory."""
+
+    def __init__(self, data_dir: Path, strategy_table: Path, **env: str) -> None:
+        self.port = _free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        environment = {
+            **os.environ,
+            "PENTA_DATA_DIR": str(data_dir),
+            "PENTA_STRATEGY_TABLE": str(strategy_table),
+            "PENTA_SECRET_KEY": TEST_SECRET_KEY,
+            "PENTA_TESTING": "true",
+            **env,
+        }
+        data_dir.mkdir(parents=True)
+        self.log = (data_dir / "server.log").open("w")
+        self.process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "uvicorn",
+                "app.main:app",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+            ],
+            cwd=ROOT,
+            env=environment,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+        self._wait_healthy()
+
+    def _wait_healthy(self) -> None:
+        for _ in range(300):
+            if self.process.poll() is not None:
+                raise RuntimeError(f"the server exited with {self.process.returncode}")
+            try:
+                with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
+                    if response.status == 200:
+                        return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError("the server did not become healthy")
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+        self.log.close()

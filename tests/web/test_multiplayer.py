@@ -1,0 +1,173 @@
+"""Games with several seats: joining, computer seats, turn order, timers, rematch, resume."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.service.games import GameService
+from app.store.models import GameRecord
+from tests.web.helpers import act, auth
+
+# The server's own runner would play computer seats in the background: keep it out of the way
+# so that these tests step the computer themselves, deterministically.
+IDLE_RUNNER = {"computer_pace_seconds": 3600}
+
+
+def create(client: TestClient, name: str = "Ann", **body: object) -> tuple[str, str]:
+    response = client.post("/api/v1/games", json={"name": name, **body})
+    assert response.status_code == 201, response.text
+    return response.json()["game"]["id"], response.json()["token"]
+
+
+def test_friends_join_in_seat_order_until_six(client: TestClient) -> None:
+    game_id, _host = create(client)
+    for seat, name in enumerate(["Bo", "Cy", "Di", "Ed", "Flo"], start=1):
+        joined = act(client, game_id, "", "players", {"name": name}, status=201)
+        assert joined["game"]["players"][seat]["name"] == name
+        assert joined["token"]
+    full = act(client, game_id, "", "players", {"name": "Gus"}, status=409)
+    assert full["error"] == {"code": "full", "message": "a game has at most 6 players"}
+
+
+def test_only_the_host_adds_computers_and_only_while_waiting(client: TestClient) -> None:
+    game_id, host = create(client)
+    guest = act(client, game_id, "", "players", {"name": "Bo"}, status=201)["token"]
+    assert act(client, game_id, guest, "computers", status=403)["error"]["code"] == "not_host"
+    game = act(client, game_id, host, "computers")
+    assert game["players"][2] == {
+        **game["players"][2],
+        "seat": 2,
+        "name": "Computer 1",
+        "computer": True,
+    }
+    act(client, game_id, host, "start")
+    assert act(client, game_id, host, "computers", status=409)["error"]["code"] == (
+        "already_started"
+    )
+
+
+def test_seats_play_in_order_and_nobody_acts_for_another(client: TestClient) -> None:
+    game_id, ann = create(client)
+    bob = act(client, game_id, "", "players", {"name": "Bob"}, status=201)["token"]
+    act(client, game_id, ann, "start")
+    assert act(client, game_id, bob, "roll", {"hold": []}, status=403)["error"]["code"] == (
+        "not_your_turn"
+    )
+    act(client, game_id, ann, "roll", {"hold": []})
+    assert (
+        act(client, game_id, bob, "score", {"box": "chance"}, status=403)["error"]["code"]
+        == "not_your_turn"
+    )
+    game = act(client, game_id, ann, "score", {"box": "chance"})
+    assert (game["turn"], game["round"]) == (1, 1)
+    act(client, game_id, bob, "roll", {"hold": []})
+    game = act(client, game_id, bob, "score", {"box": "chance"})
+    assert (game["turn"], game["round"]) == (0, 2)
+
+
+def test_a_computer_seat_plays_its_turns_by_the_strategy(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(**IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    game_id, ann = create(client)
+    act(client, game_id, ann, "computers")
+    act(client, game_id, ann, "start")
+    for _ in range(13):
+        act(client, game_id, ann, "roll", {"hold": []})
+        game = act(
+            client,
+            game_id,
+            ann,
+            "score",
+            {"box": next(iter(client.get(f"/api/v1/games/{game_id}").json()["options"]))},
+        )
+        steps = 0
+        while game["turn"] == 1:
+            service.play_for_computer(game_id)
+            game = client.get(f"/api/v1/games/{game_id}").json()
+            steps += 1
+            assert steps <= 6, "a computer turn takes at most roll, hold, roll, hold, roll, score"
+    assert game["status"] == "finished"
+    computer = game["players"][1]
+    assert all(points is not None for points in computer["boxes"].values())
+    assert set(game["winners"]) <= {0, 1}
+    assert service.play_for_computer(game_id) is None
+
+
+def test_a_person_out_of_time_gets_the_computer_for_that_turn(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(**IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    game_id, ann = create(client, turn_seconds=30)
+    bob = act(client, game_id, "", "players", {"name": "Bob"}, status=201)["token"]
+    act(client, game_id, ann, "start")
+    act(client, game_id, ann, "roll", {"hold": []})
+    waiting = service.play_for_computer(game_id)
+    assert waiting is not None
+    assert 0 < waiting <= 30
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.turn_started_at = datetime.now(UTC) - timedelta(seconds=31)
+    for _ in range(6):
+        if client.get(f"/api/v1/games/{game_id}").json()["turn"] != 0:
+            break
+        service.play_for_computer(game_id)
+    game = client.get(f"/api/v1/games/{game_id}").json()
+    assert game["turn"] == 1
+    assert sum(v is not None for v in game["players"][0]["boxes"].values()) == 1
+    assert 0 < (service.play_for_computer(game_id) or 0) <= 30
+    act(client, game_id, bob, "roll", {"hold": []})
+
+
+def test_rematch_keeps_the_players_and_their_seats(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(dice_script="6", **IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    game_id, ann = create(client)
+    bob = act(client, game_id, "", "players", {"name": "Bob"}, status=201)["token"]
+    act(client, game_id, ann, "start")
+    with pytest.raises(Exception, match="a rematch follows a finished game"):
+        service.rematch(game_id, ann)
+    for _ in range(13):
+        for token in (ann, bob):
+            act(client, game_id, token, "roll", {"hold": []})
+            options = client.get(f"/api/v1/games/{game_id}").json()["options"]
+            act(client, game_id, token, "score", {"box": next(iter(options))})
+    finished = client.get(f"/api/v1/games/{game_id}").json()
+    assert finished["status"] == "finished"
+    assert finished["winners"] == [0, 1]
+    rematch_id = service.rematch(game_id, bob)
+    assert service.rematch(game_id, ann) == rematch_id
+    rematch = client.get(f"/api/v1/games/{rematch_id}").json()
+    assert rematch["status"] == "playing"
+    assert [p["name"] for p in rematch["players"]] == ["Ann", "Bob"]
+    act(client, rematch_id, ann, "roll", {"hold": []})
+    assert client.get(f"/api/v1/games/{game_id}").json()["version"] == finished["version"] + 1
+
+
+def test_the_resume_link_gives_another_browser_the_seat(client: TestClient) -> None:
+    game_id, ann = create(client)
+    act(client, game_id, ann, "start")
+    other = TestClient(client.app)
+    other.get(f"/games/{game_id}/resume/{ann}", follow_redirects=False)
+    page = other.get(f"/games/{game_id}")
+    assert 'data-key="r"' in page.text
+    stranger = TestClient(client.app)
+    stranger.get(f"/games/{game_id}/resume/forged", follow_redirects=False)
+    assert 'data-key="r"' not in stranger.get(f"/games/{game_id}").text
+    assert "You are watching this game." in stranger.get(f"/games/{game_id}").text
+
+
+def test_advice_is_not_given_to_other_seats(client: TestClient) -> None:
+    game_id, ann = create(client)
+    bob = act(client, game_id, "", "players", {"name": "Bob"}, status=201)["token"]
+    act(client, game_id, ann, "start")
+    act(client, game_id, ann, "roll", {"hold": []})
+    assert client.get(f"/api/v1/games/{game_id}/advice", headers=auth(bob)).status_code == 403
+    assert client.get(f"/api/v1/games/{game_id}/advice", headers=auth(ann)).status_code == 200
