@@ -39,6 +39,7 @@ from app.strategy.tables import (
     ROLL_START,
     STATE_COUNT,
     SUB_KEEPS,
+    UPPER_LEVELS,
     FloatArray,
     state_index,
 )
@@ -99,7 +100,8 @@ class TablePlayer:
     def __init__(self, values: FloatArray) -> None:
         if values.shape != (STATE_COUNT,):
             raise ValueError(f"a value table has {STATE_COUNT} entries, not {values.shape}")
-        self._values = values
+        self._values = values.view()
+        self._values.flags.writeable = False
 
     @property
     def values(self) -> FloatArray:
@@ -132,7 +134,7 @@ class TablePlayer:
             reached = UPPER_BONUS if upper < UPPER_BONUS_THRESHOLD <= raised else 0
             fifty = state.flag or (box is Box.PENTA and option.points == PENTA_POINTS)
             after = state_index(
-                state.mask | 1 << box.position, min(raised, UPPER_BONUS_THRESHOLD), int(fifty)
+                state.mask | 1 << box.position, min(raised, UPPER_LEVELS - 1), int(fifty)
             )
             result[box] = total + option.total + reached + float(self._values[after])
         return result
@@ -178,7 +180,11 @@ class TablePlayer:
     def best_hold(
         self, sheet: Scoresheet, dice: Sequence[int], rolls_left: int
     ) -> tuple[bool, ...]:
-        """The dice to hold before the next roll, as flags for ``dice`` in the order given."""
+        """The dice to hold before the next roll, as flags for ``dice`` in the order given.
+
+        Ties: keep more dice, then the smallest sorted multiset; the leftmost dice showing
+        each kept value are held.
+        """
         return self.hold_values(sheet, dice, rolls_left)[0].held
 
     def _keep_values(self, sheet: Scoresheet, rolls_left: int) -> FloatArray:

@@ -3,14 +3,22 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import numpy as np
 import pytest
 
+import app.strategy.__main__ as command_line
 from app.rules import BOXES, ROUNDS, Scoresheet
-from app.strategy import GreedyStrategy, OptimalStrategy, play_game, simulate
+from app.strategy import (
+    GreedyStrategy,
+    OptimalStrategy,
+    play_game,
+    resolve_table_path,
+    simulate,
+)
 from app.strategy.__main__ import main
-from app.strategy.tables import KEEPS, ROLLS
+from app.strategy.tables import KEEPS, ROLLS, FloatArray
 
 
 def numpy_dice(seed: int):  # type: ignore[no-untyped-def]
@@ -75,3 +83,18 @@ def test_command_line_simulates_with_a_saved_table(
 
     assert "loaded" in output
     assert "optimal: 20 games" in output
+
+
+def test_command_line_builds_and_saves(
+    tmp_path: Path,
+    table: FloatArray,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(command_line, "build_values", table.copy)
+    main(["build", "--path", str(tmp_path)])
+    output = capsys.readouterr().out
+
+    assert resolve_table_path(tmp_path).is_file()
+    assert "built the table in" in output
+    assert "V(empty sheet) = 254.484846" in output
