@@ -60,6 +60,7 @@ def save_values(path: Path, values: FloatArray) -> None:
             np.savez(file, values=values, fingerprint=np.array(fingerprint()))
             file.flush()
             os.fsync(file.fileno())
+        os.chmod(temporary, 0o644)  # mkstemp makes it private; the table is no secret
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)

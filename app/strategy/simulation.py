@@ -82,7 +82,11 @@ class _Games:
 def simulate(
     player: TablePlayer, games: int, roll: RollDice, *, record: bool = False
 ) -> tuple[IntArray, History | None]:
-    """Play ``games`` solo games; return their final totals and, if ``record``, every turn."""
+    """Play ``games`` solo games; return their final totals and, if ``record``, every turn.
+
+    Each game makes the choices ``player`` would make through its methods (same values, same
+    tie rules), but the games that share a turn-start state share one turn computation.
+    """
     state = _Games(*(np.zeros(games, dtype=np.int64) for _ in range(4)))
     history = [np.zeros((games, ROUNDS), dtype=np.int64) for _ in range(6)] if record else None
     workspace = Workspace(CHUNK)
@@ -94,16 +98,16 @@ def simulate(
         for first in range(0, unique.size, CHUNK):
             last = min(first + CHUNK, unique.size)
             chosen = order[starts[first] : starts[last]]
-            third, second = _keep_tables(player, unique[first:last], workspace)
+            one_left, two_left = _keep_tables(player, unique[first:last], workspace)
             columns = inverse[chosen] - first
-            rolls = _reroll(np.zeros(chosen.size, dtype=np.int64), roll)
-            keeps = _choose_keeps(second, rolls, columns)
-            rolls_two = _reroll(keeps, roll)
-            keeps_two = _choose_keeps(third, rolls_two, columns)
-            final = _reroll(keeps_two, roll)
+            first_rolls = _reroll(np.zeros(chosen.size, dtype=np.int64), roll)
+            first_keeps = _choose_keeps(two_left, first_rolls, columns)
+            second_rolls = _reroll(first_keeps, roll)
+            second_keeps = _choose_keeps(one_left, second_rolls, columns)
+            final = _reroll(second_keeps, roll)
             boxes = _choose_and_record(player.values, state, chosen, final)
             if history is not None:
-                steps = (rolls, keeps, rolls_two, keeps_two, final, boxes)
+                steps = (first_rolls, first_keeps, second_rolls, second_keeps, final, boxes)
                 for column, step in zip(history, steps, strict=True):
                     column[chosen, turn] = step
     return state.total, History(*history) if history is not None else None
