@@ -50,7 +50,10 @@ class StrategyProvider:
         """Why the build failed, if it did."""
 
     def start(self) -> None:
-        """Load the table, or start building it in the background. Later calls do nothing."""
+        """Load the table (milliseconds, in this thread), or start building it in a daemon thread.
+
+        Later calls do nothing.
+        """
         with self._lock:
             if self._started:
                 return
