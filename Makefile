@@ -4,6 +4,8 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 HOST ?= 127.0.0.1
 PORT ?= 8000
+# The languages with a catalog; English is the language of the messages themselves.
+LOCALES := fr fi hu th he
 
 .PHONY: run test lint typecheck pytest translations extract strategy bench clean
 
@@ -21,13 +23,11 @@ $(VENV)/.dev: pyproject.toml $(VENV)/.runtime
 
 ## Compile the gettext catalogs (.po → .mo); the .mo files are build output, never committed.
 translations: $(VENV)/.runtime
-	@if ls app/locales/*/LC_MESSAGES/messages.po >/dev/null 2>&1; then \
-		$(BIN)/pybabel compile --use-fuzzy=false -d app/locales -D messages 2>&1 | grep -v '^compiling' || true; \
-	fi
+	$(BIN)/pybabel compile --statistics -d app/locales -D messages
 
 ## Play: the game on http://$(HOST):$(PORT) with SQLite in ./data.
 run: $(VENV)/.runtime translations
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown 5
 
 ## The whole suite: lint, format, types, unit/API/property tests and real-browser tests.
 test: $(VENV)/.dev translations
@@ -36,10 +36,15 @@ test: $(VENV)/.dev translations
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
-## Re-extract the messages of Python code and templates into the catalogs.
+## Re-extract the messages of Python code and templates into the template and every catalog
+## (a missing catalog is created); tests/i18n checks that each one translates every message.
 extract: $(VENV)/.runtime
-	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k gettext -k ngettext:1,2 -o app/locales/messages.pot --no-location --omit-header .
-	$(BIN)/pybabel update -i app/locales/messages.pot -d app/locales -D messages --no-fuzzy-matching
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k gettext -k ngettext:1,2 \
+		-o app/locales/messages.pot --no-location --omit-header .
+	for locale in $(LOCALES); do \
+		$(BIN)/pybabel update -i app/locales/messages.pot -d app/locales -D messages -l $$locale \
+			--init-missing --no-fuzzy-matching --ignore-obsolete || exit 1; \
+	done
 
 ## Build the optimal strategy's table into the data directory ahead of time.
 strategy: $(VENV)/.runtime

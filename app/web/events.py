@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Annotated
 
 from anyio import to_thread
-from fastapi import APIRouter, Header, Request
+from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 
 from app import i18n
@@ -130,8 +130,12 @@ async def page_events(
     service: ServiceDep,
     last_event_id: Annotated[str | None, Header()] = None,
     version: int | None = None,
+    page: Annotated[str, Query(pattern="^(game|lobby)$")] = "game",
 ) -> StreamingResponse:
-    """The page's fragments whenever the game changes, rendered for this browser."""
+    """The page's fragments whenever the game changes, rendered for this browser.
+
+    A lobby page gets the lobby fragment, which takes it to the game once it has started.
+    """
     await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
     secret = request.cookies.get(seat_cookie(game_id))
     seat = await to_thread.run_sync(service.seat_of, game_id, secret)
@@ -143,7 +147,7 @@ async def page_events(
     async def render_event(view: GameView) -> AsyncIterator[str]:
         def make() -> str:
             with i18n.language(language) as current:
-                name = "fragments/lobby.html" if view.is_waiting else "fragments/board.html"
+                name = "fragments/lobby.html" if page == "lobby" else "fragments/board.html"
                 return render(
                     templates,
                     name,
@@ -158,7 +162,7 @@ async def page_events(
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
-        html = await live.rendering(view, language, seat, make)
+        html = await live.rendering(view, f"{page}:{language}", seat, make)
         yield sse("update", view.version, html)
 
     return _event_stream(

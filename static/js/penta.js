@@ -75,6 +75,15 @@
     }
   });
 
+  // Fragments that arrive live are shared by every reader, so their forms carry no CSRF
+  // token of their own: a plain (non-htmx) form gets this browser's token as it is sent.
+  document.addEventListener("submit", function (event) {
+    var field = event.target.querySelector('input[name="csrf_token"]');
+    if (field && !field.value) {
+      field.value = document.body.dataset.csrfToken;
+    }
+  }, true);
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest("[data-copy]") : null;
     if (!button) {

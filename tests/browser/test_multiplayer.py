@@ -1,0 +1,125 @@
+"""Friends in separate browsers: lobby by link, a whole game live, spectators, computers."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live_server import Server
+
+pytestmark = pytest.mark.browser
+
+
+def host_game(browser: Any, server: Server, name: str = "Ann") -> tuple[Any, str]:
+    """The host's page in the lobby of a new game with friends, and the share link."""
+    page = browser.new_context().new_page()
+    page.goto(server.url)
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Play with friends").click()
+    page.get_by_role("heading", name="Waiting for players").wait_for()
+    return page, page.locator("#share-link").input_value()
+
+
+def join(browser: Any, link: str, name: str) -> Any:
+    page = browser.new_context().new_page()
+    page.goto(link)
+    page.get_by_label("Your name").fill(name)
+    page.get_by_role("button", name="Join the game").click()
+    page.get_by_text("Waiting for the host to start the game").wait_for()
+    return page
+
+
+def play_turn(page: Any) -> None:
+    """Roll once, hold the first die, roll again, and confirm the first open box."""
+    used = page.locator("#scoresheet td.used").count()
+    page.get_by_role("button", name="Roll (3 left)").click()
+    page.get_by_role("button", name="Roll (2 left)").wait_for()
+    page.get_by_role("button", name=re.compile(r"^die 1: ")).click()
+    page.get_by_role("button", name=re.compile(r"^die 1: \w+, held$")).wait_for()
+    page.get_by_role("button", name="Roll (2 left)").click()
+    page.get_by_role("button", name="Roll (1 left)").wait_for()
+    page.locator("#scoresheet input[name=box]").first.check()
+    page.get_by_role("button", name="Confirm turn").click()
+    page.wait_for_function(
+        "n => document.querySelectorAll('#scoresheet td.used').length > n", arg=used
+    )
+
+
+def totals(page: Any) -> list[str]:
+    return page.locator("#scoresheet tr.total td").all_inner_texts()
+
+
+def test_two_friends_play_a_whole_game_and_a_spectator_watches(
+    browser: Any, server: Server, artifacts: Path
+) -> None:
+    ann, link = host_game(browser, server)
+    assert re.fullmatch(rf"{re.escape(server.url)}/games/[\w-]+", link)
+    bob = join(browser, link, "Bob")
+    ann.locator("#lobby").get_by_text("Bob").wait_for()  # the lobby updates live
+    ann.get_by_role("button", name="Start the game").click()
+    bob.get_by_text("Ann to move").wait_for()  # Bob's lobby followed to the game by itself
+    watcher = browser.new_context().new_page()
+    watcher.goto(link)
+    watcher.get_by_text("You are watching this game.").wait_for()
+    assert watcher.get_by_role("button", name=re.compile(r"^Roll")).count() == 0
+
+    for round_number in range(1, 14):
+        for mover, other in ((ann, bob), (bob, ann)):
+            mover.get_by_text(f"Round {round_number} of 13").wait_for()
+            mover.get_by_role("button", name="Roll (3 left)").wait_for()
+            assert other.get_by_role("button", name=re.compile(r"^Roll")).count() == 0
+            play_turn(mover)
+        if round_number == 4:
+            bob.reload()  # a reload keeps the seat
+            ann.screenshot(path=str(artifacts / "multiplayer-desktop.png"), full_page=True)
+            watcher.wait_for_function(
+                "n => document.querySelectorAll('#scoresheet td.used').length === n", arg=8
+            )
+            watched = watcher.locator("#scoresheet td.used").all_inner_texts()
+            assert watched == ann.locator("#scoresheet td.used").all_inner_texts()
+
+    for page in (ann, bob, watcher):
+        page.get_by_role("heading", name="Game over").wait_for()
+    assert totals(ann) == totals(bob) == totals(watcher)
+    bob.get_by_role("button", name="Rematch").click()
+    bob.get_by_text("Round 1 of 13").wait_for()
+    ann.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    ann.get_by_role("button", name="Roll (3 left)").wait_for()  # Ann was brought along, seated
+    assert ann.url == bob.url != link
+
+
+def test_a_stale_tab_is_refused_and_resyncs(browser: Any, server: Server) -> None:
+    ann, link = host_game(browser, server)
+    ann.get_by_role("button", name="Start the game").click()
+    ann.get_by_role("button", name="Roll (3 left)").wait_for()
+    stale = ann.context.new_page()
+    stale.route("**/events*", lambda route: route.abort())  # this tab hears nothing live
+    stale.goto(link)
+    stale.get_by_role("button", name="Roll (3 left)").wait_for()
+    ann.get_by_role("button", name="Roll (3 left)").click()
+    ann.get_by_role("button", name="Roll (2 left)").wait_for()
+    stale.get_by_role("button", name="Roll (3 left)").click()
+    stale.get_by_role("alert").filter(has_text="the game has moved on").wait_for()
+    stale.get_by_role("button", name="Roll (2 left)").wait_for()
+    dice = [d.get_attribute("data-value") for d in ann.locator("#dice-tray button.die").all()]
+    resynced = [d.get_attribute("data-value") for d in stale.locator("#dice-tray button.die").all()]
+    assert resynced == dice
+
+
+def test_a_computer_seat_plays_by_itself(browser: Any, start_server: Callable[..., Server]) -> None:
+    server = start_server(PENTA_COMPUTER_PACE_SECONDS="0.05")
+    ann, _link = host_game(browser, server)
+    ann.get_by_role("button", name="Add a computer player").click()
+    ann.locator("#lobby").get_by_text("Computer 1").wait_for()
+    ann.get_by_role("button", name="Start the game").click()
+    for round_number in range(1, 14):
+        ann.get_by_text(f"Round {round_number} of 13").wait_for()
+        ann.get_by_role("button", name="Roll (3 left)").wait_for(timeout=15_000)
+        play_turn(ann)
+    ann.get_by_role("heading", name="Game over").wait_for(timeout=15_000)
+    computer_cells = ann.locator("#scoresheet tbody td.used:nth-child(3)")
+    assert computer_cells.count() == 13
