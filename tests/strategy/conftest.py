@@ -6,18 +6,14 @@ from pathlib import Path
 
 import pytest
 
-from app.strategy import OptimalStrategy, StrategyProvider, load_values, resolve_table_path
+from app.strategy import OptimalStrategy, load_values, resolve_table_path
 from app.strategy.tables import FloatArray
 
 
 @pytest.fixture(scope="session")
-def table_folder(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A folder holding the saved table (built in the provider's background thread)."""
-    folder = tmp_path_factory.mktemp("strategy-table")
-    provider = StrategyProvider(folder)
-    provider.start()
-    assert provider.wait(600), f"the strategy table was not built: {provider.error!r}"
-    return folder
+def table_folder(strategy_table: Path) -> Path:
+    """The folder of the table that tests/conftest.py builds once for the whole suite."""
+    return strategy_table
 
 
 @pytest.fixture(scope="session")
