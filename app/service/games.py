@@ -2,18 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
 
 from sqlalchemy import select, text
-from sqlalchemy.orm import Session, selectinload
 
 from app.rules import (
-    MAX_PLAYERS,
     Action,
     Box,
     Game,
@@ -26,18 +20,14 @@ from app.rules import (
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
-from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
+from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.lobby import Lobby
+from app.service.records import load_game, now, seat_of, seconds_left
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import append, replay
-from app.store.models import GameRecord, GameStatus, PlayerRecord
+from app.store.models import GameRecord, GameStatus
 from app.strategy import StrategyProvider
-
-MAX_NAME_LENGTH = 32
-TURN_TIMERS = (None, 30, 60, 120)
-
-ChangeListener = Callable[[str, int], None]
-"""Told ``(game_id, version)`` after every committed change."""
 
 
 @dataclass(frozen=True)
@@ -54,41 +44,20 @@ class Expect:
     roll: int | None = None
 
 
-def new_secret() -> str:
-    """An unguessable seat secret (256 bits)."""
-    return secrets.token_urlsafe(32)
-
-
-def hash_secret(secret: str) -> str:
-    """What the database keeps of a seat secret."""
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-def clean_name(name: str) -> str:
-    """A player's name, trimmed; 422 when empty or too long."""
-    cleaned = " ".join(name.split())
-    if not cleaned:
-        raise InvalidError("invalid_name", "a name is needed")
-    if len(cleaned) > MAX_NAME_LENGTH:
-        raise InvalidError("invalid_name", f"a name has at most {MAX_NAME_LENGTH} characters")
-    return cleaned
-
-
-class GameService:
-    """Creates games, seats players and applies their actions, refusing what is not allowed."""
+class GameService(Lobby):
+    """The lobby, plus play: applies each seat's actions, refusing what is not allowed."""
 
     def __init__(self, database: Database, dice: DiceSource, strategy: StrategyProvider) -> None:
-        self.database = database
+        super().__init__(database)
         self.dice = dice
         self.strategy = strategy
-        self.listeners: list[ChangeListener] = []
 
     # -- reading -------------------------------------------------------------------------
 
     def get(self, game_id: str) -> GameView:
         """The game as it is now, or 404."""
         with self.database.reading() as session:
-            record = _load(session, game_id)
+            record = load_game(session, game_id)
             return GameView.of(record, replay(record))
 
     def check_database(self) -> None:
@@ -99,9 +68,9 @@ class GameService:
     def advice(self, game_id: str, secret: str | None) -> Advice | None:
         """The optimal player's advice, for the player to move only (else None)."""
         with self.database.reading() as session:
-            record = _load(session, game_id)
+            record = load_game(session, game_id)
             state = replay(record)
-            seat = _seat_of(record, secret)
+            seat = seat_of(record, secret)
         if record.status != GameStatus.PLAYING or seat is None or seat != state.seat:
             return None
         return advise(self.strategy.current(), state)
@@ -111,96 +80,7 @@ class GameService:
         if not secret:
             return None
         with self.database.reading() as session:
-            return _seat_of(_load(session, game_id), secret)
-
-    # -- the lobby -----------------------------------------------------------------------
-
-    def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
-        """A waiting game with ``name`` as host in seat 0, and the host's secret."""
-        name = clean_name(name)
-        if turn_seconds not in TURN_TIMERS:
-            raise InvalidError("invalid_timer", "the turn timer is off, 30, 60 or 120 seconds")
-        secret = new_secret()
-        with self.database.writing() as session:
-            record = GameRecord(id=secrets.token_urlsafe(8), turn_seconds=turn_seconds)
-            record.players.append(PlayerRecord(seat=0, name=name, secret_hash=hash_secret(secret)))
-            session.add(record)
-            session.flush()
-            view = GameView.of(record, replay(record))
-        self._changed(view)
-        return view, secret
-
-    def join(self, game_id: str, name: str) -> tuple[GameView, str]:
-        """Seat a new player in a waiting game; 409 once it has started or is full."""
-        name = clean_name(name)
-        secret = new_secret()
-
-        def seat(record: GameRecord) -> None:
-            _require_waiting(record, "join")
-            record.players.append(
-                PlayerRecord(seat=len(record.players), name=name, secret_hash=hash_secret(secret))
-            )
-
-        return self._change_lobby(game_id, seat), secret
-
-    def add_computer(self, game_id: str, secret: str | None) -> GameView:
-        """The host adds a computer player while the game waits."""
-
-        def seat(record: GameRecord) -> None:
-            _require_host(record, secret)
-            _require_waiting(record, "add a player to")
-            number = sum(player.computer for player in record.players) + 1
-            record.players.append(
-                PlayerRecord(seat=len(record.players), name=f"Computer {number}", computer=True)
-            )
-
-        return self._change_lobby(game_id, seat)
-
-    def start(self, game_id: str, secret: str | None) -> GameView:
-        """The host starts the game."""
-
-        def begin(record: GameRecord) -> None:
-            _require_host(record, secret)
-            if record.status != GameStatus.WAITING:
-                raise ConflictError("already_started", "the game has already started")
-            record.status = GameStatus.PLAYING.value
-            record.started_at = record.turn_started_at = _now()
-
-        return self._change_lobby(game_id, begin)
-
-    def rematch(self, game_id: str, secret: str | None) -> str:
-        """A new game with the same players, started at once; its id. Any seat may ask, once:
-        later requests get the same rematch."""
-        with self.database.writing() as session:
-            record = _load(session, game_id)
-            if _seat_of(record, secret) is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if record.status != GameStatus.FINISHED:
-                raise ConflictError("not_finished", "a rematch follows a finished game")
-            if record.rematch_id is not None:
-                return record.rematch_id
-            rematch = GameRecord(
-                id=secrets.token_urlsafe(8),
-                status=GameStatus.PLAYING.value,
-                turn_seconds=record.turn_seconds,
-            )
-            rematch.started_at = rematch.turn_started_at = _now()
-            for player in record.players:
-                rematch.players.append(
-                    PlayerRecord(
-                        seat=player.seat,
-                        name=player.name,
-                        computer=player.computer,
-                        secret_hash=player.secret_hash,
-                    )
-                )
-            session.add(rematch)
-            record.rematch_id = rematch.id
-            record.version += 1
-            session.flush()
-            view = GameView.of(record, replay(record))
-        self._changed(view)
-        return rematch.id
+            return seat_of(load_game(session, game_id), secret)
 
     def play_for_computer(self, game_id: str) -> float | None:
         """Take one step for a computer player, or for a person whose turn timer ran out.
@@ -209,14 +89,14 @@ class GameService:
         moment the current turn's timer runs out), or None when nothing is pending.
         """
         with self.database.writing() as session:
-            record = _load(session, game_id)
+            record = load_game(session, game_id)
             if record.status != GameStatus.PLAYING:
                 return None
             state = replay(record)
             assert state.seat is not None
             player = record.players[state.seat]
             if not player.computer:
-                overdue = _seconds_left(record)
+                overdue = seconds_left(record)
                 if overdue is None or overdue > 0:
                     return overdue
             action = next_action(state, self.strategy.current(), self.dice)
@@ -225,7 +105,7 @@ class GameService:
             view = GameView.of(record, state)
             delay = None
             if state.seat is not None:
-                delay = 0.0 if record.players[state.seat].computer else _seconds_left(record)
+                delay = 0.0 if record.players[state.seat].computer else seconds_left(record)
         self._changed(view)
         return delay
 
@@ -237,16 +117,6 @@ class GameService:
                     select(GameRecord.id).where(GameRecord.status == GameStatus.PLAYING)
                 )
             )
-
-    def _change_lobby(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
-        with self.database.writing() as session:
-            record = _load(session, game_id)
-            change(record)
-            record.version += 1
-            session.flush()
-            view = GameView.of(record, replay(record))
-        self._changed(view)
-        return view
 
     # -- play ----------------------------------------------------------------------------
 
@@ -323,13 +193,13 @@ class GameService:
         seat: int | None = None,
     ) -> GameView:
         with self.database.writing() as session:
-            record = _load(session, game_id)
+            record = load_game(session, game_id)
             if record.status == GameStatus.WAITING:
                 raise ConflictError("not_started", "the game has not started yet")
             if record.status == GameStatus.FINISHED:
                 raise ConflictError("finished", "the game is over")
             state = replay(record)
-            acting = seat if seat is not None else _seat_of(record, secret)
+            acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
             if acting != state.seat:
@@ -355,64 +225,13 @@ class GameService:
         append(record, seat, actions, by_computer=by_computer)
         record.version += 1
         if state.scored_turns != before.scored_turns:
-            record.turn_started_at = _now()
+            record.turn_started_at = now()
         if state.is_over:
             record.status = GameStatus.FINISHED.value
-            record.finished_at = _now()
+            record.finished_at = now()
             for player in record.players:
                 player.final_total = state.sheets[player.seat].total
         return state
-
-    def _changed(self, view: GameView) -> None:
-        for listener in self.listeners:
-            listener(view.id, view.version)
-
-
-def _now() -> datetime:
-    return datetime.now(UTC)
-
-
-def _seconds_left(record: GameRecord) -> float | None:
-    """Seconds until the turn timer of the game runs out (negative when past), or None."""
-    if record.turn_seconds is None or record.turn_started_at is None:
-        return None
-    started = record.turn_started_at
-    if started.tzinfo is None:  # SQLite hands back naive datetimes: they were stored in UTC
-        started = started.replace(tzinfo=UTC)
-    return record.turn_seconds - (_now() - started).total_seconds()
-
-
-def _load(session: Session, game_id: str) -> GameRecord:
-    record = session.scalars(
-        select(GameRecord)
-        .where(GameRecord.id == game_id)
-        .options(selectinload(GameRecord.players), selectinload(GameRecord.actions))
-    ).one_or_none()
-    if record is None:
-        raise NotFoundError("not_found", "there is no such game")
-    return record
-
-
-def _seat_of(record: GameRecord, secret: str | None) -> int | None:
-    if not secret:
-        return None
-    hashed = hash_secret(secret)
-    for player in record.players:
-        if player.secret_hash and hmac.compare_digest(player.secret_hash, hashed):
-            return player.seat
-    return None
-
-
-def _require_host(record: GameRecord, secret: str | None) -> None:
-    if _seat_of(record, secret) != 0:
-        raise ForbiddenError("not_host", "only the host can do that")
-
-
-def _require_waiting(record: GameRecord, verb: str) -> None:
-    if record.status != GameStatus.WAITING:
-        raise ConflictError("already_started", f"cannot {verb} a game that has started")
-    if len(record.players) >= MAX_PLAYERS:
-        raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
 
 
 def _check(expect: Expect, record: GameRecord, state: Game) -> None:

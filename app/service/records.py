@@ -1,0 +1,85 @@
+"""Helpers shared by the lobby and play: loading a game, seat secrets, names, the clock."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, selectinload
+
+from app.rules import MAX_PLAYERS
+from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
+from app.store.models import GameRecord, GameStatus
+
+MAX_NAME_LENGTH = 32
+TURN_TIMERS = (None, 30, 60, 120)
+
+
+def new_secret() -> str:
+    """An unguessable seat secret (256 bits)."""
+    return secrets.token_urlsafe(32)
+
+
+def hash_secret(secret: str) -> str:
+    """What the database keeps of a seat secret."""
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def clean_name(name: str) -> str:
+    """A player's name, trimmed; 422 when empty or too long."""
+    cleaned = " ".join(name.split())
+    if not cleaned:
+        raise InvalidError("invalid_name", "a name is needed")
+    if len(cleaned) > MAX_NAME_LENGTH:
+        raise InvalidError("invalid_name", f"a name has at most {MAX_NAME_LENGTH} characters")
+    return cleaned
+
+
+def now() -> datetime:
+    return datetime.now(UTC)
+
+
+def seconds_left(record: GameRecord) -> float | None:
+    """Seconds until the turn timer of the game runs out (negative when past), or None."""
+    if record.turn_seconds is None or record.turn_started_at is None:
+        return None
+    started = record.turn_started_at
+    if started.tzinfo is None:  # SQLite hands back naive datetimes: they were stored in UTC
+        started = started.replace(tzinfo=UTC)
+    return record.turn_seconds - (now() - started).total_seconds()
+
+
+def load_game(session: Session, game_id: str) -> GameRecord:
+    record = session.scalars(
+        select(GameRecord)
+        .where(GameRecord.id == game_id)
+        .options(selectinload(GameRecord.players), selectinload(GameRecord.actions))
+    ).one_or_none()
+    if record is None:
+        raise NotFoundError("not_found", "there is no such game")
+    return record
+
+
+def seat_of(record: GameRecord, secret: str | None) -> int | None:
+    if not secret:
+        return None
+    hashed = hash_secret(secret)
+    for player in record.players:
+        if player.secret_hash and hmac.compare_digest(player.secret_hash, hashed):
+            return player.seat
+    return None
+
+
+def require_host(record: GameRecord, secret: str | None) -> None:
+    if seat_of(record, secret) != 0:
+        raise ForbiddenError("not_host", "only the host can do that")
+
+
+def require_waiting(record: GameRecord, verb: str) -> None:
+    if record.status != GameStatus.WAITING:
+        raise ConflictError("already_started", f"cannot {verb} a game that has started")
+    if len(record.players) >= MAX_PLAYERS:
+        raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
