@@ -6,8 +6,11 @@ import ast
 from pathlib import Path
 
 import pytest
+from fastapi.testclient import TestClient
+from markupsafe import escape
 
 from app import i18n
+from app.web.middleware import LANGUAGE_COOKIE
 
 APP = Path(__file__).resolve().parents[2] / "app"
 TRANSLATED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT_LANGUAGE]
@@ -174,3 +177,18 @@ def test_messages_with_values_are_rebuilt_around_them(
 ) -> None:
     with i18n.language(code):
         assert i18n.translate_error(error, message) == expected
+
+
+@pytest.mark.parametrize("code", list(i18n.LANGUAGES))
+def test_the_error_page_speaks_the_readers_language(client: TestClient, code: str) -> None:
+    client.cookies.set(LANGUAGE_COOKIE, code)
+    response = client.get("/games/nope", headers={"Accept": "text/html"})
+    assert response.status_code == 404
+    with i18n.language(code):
+        message = i18n.translate_error("not_found", "there is no such game")
+        title = i18n.gettext("Not found")
+    shown = escape(message)
+    assert f'<p class="error" role="alert" data-status="404">{shown}</p>' in response.text
+    assert f"<h1>{title}</h1>" in response.text
+    api = client.get("/api/v1/games/nope")
+    assert api.json()["error"] == {"code": "not_found", "message": "there is no such game"}
