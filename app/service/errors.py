@@ -36,3 +36,9 @@ class InvalidError(ServiceError):
     """Malformed input."""
 
     status = 422
+
+
+class UnavailableError(ServiceError):
+    """Not possible yet (the computer's table is still being built); try again shortly."""
+
+    status = 503

@@ -82,6 +82,27 @@ class GameService(Lobby):
         with self.database.reading() as session:
             return seat_of(load_game(session, game_id), secret)
 
+    def set_hints(self, game_id: str, secret: str | None, enabled: bool) -> GameView:
+        """Turn the optimal player's hints on or off for one's own seat.
+
+        A game in which a player turned hints on is marked so in its result.
+        """
+        with self.database.writing() as session:
+            record = load_game(session, game_id)
+            seat = seat_of(record, secret)
+            if seat is None:
+                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if record.status == GameStatus.FINISHED:
+                raise ConflictError("finished", "the game is over")
+            player = record.players[seat]
+            player.hints = enabled
+            player.used_hints = player.used_hints or enabled
+            record.version += 1
+            session.flush()
+            view = GameView.of(record, replay(record))
+        self._changed(view)
+        return view
+
     def play_for_computer(self, game_id: str) -> float | None:
         """Take one step for a computer player, or for a person whose turn timer ran out.
 

@@ -17,6 +17,7 @@ class PlayerView:
     computer: bool
     sheet: Scoresheet
     used_hints: bool
+    hints: bool = False
 
 
 @dataclass(frozen=True)
@@ -48,6 +49,7 @@ class GameView:
                     player.computer,
                     sheets[player.seat] if sheets else Scoresheet(),
                     player.used_hints,
+                    player.hints,
                 )
                 for player in record.players
             ),

@@ -87,3 +87,14 @@ class ActionRecord(Base):
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     game: Mapped[GameRecord] = relationship(back_populates="actions")
+
+
+class ReviewRecord(Base):
+    """A finished game's review, kept once computed (for one version of the strategy)."""
+
+    __tablename__ = "reviews"
+
+    game_id: Mapped[str] = mapped_column(ForeignKey("games.id"), primary_key=True)
+    strategy: Mapped[str] = mapped_column(String(32))
+    data: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())

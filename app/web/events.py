@@ -22,6 +22,7 @@ from app.service.events import Broker
 from app.service.games import GameService
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
+from app.web.pages import hints_for
 from app.web.schemas import GameOut
 from app.web.templating import render
 
@@ -158,6 +159,7 @@ async def page_events(
                     oob=True,
                     csrf_token="",
                     auto_seconds=auto_seconds,
+                    hints=hints_for(service, view, seat),
                 )
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on

@@ -17,7 +17,7 @@ from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, events, lobby, pages, stats
+from app.web import api, errors, events, lobby, pages, review, stats
 from app.web.events import LiveViews
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
@@ -71,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(rules_router)
     app.include_router(lobby.router)
     app.include_router(stats.router)
+    app.include_router(review.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/docs", include_in_schema=False)

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from app import i18n
+from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.games import Expect, GameService
 from app.service.views import GameView
@@ -20,6 +21,13 @@ router = APIRouter(include_in_schema=False)
 
 SEAT_COOKIE_MAX_AGE = 60 * 60 * 24 * 365
 TurnField = Annotated[int | None, Form()]
+
+
+def hints_for(service: GameService, view: GameView, me: int | None) -> Advice | None:
+    """The optimal player's hints, for the player to move who asked for them, else None."""
+    if me is None or view.turn != me or not view.players[me].hints:
+        return None
+    return advise(service.strategy.current(), view.state)
 
 
 def page_context(request: Request, **context: Any) -> dict[str, Any]:
@@ -72,7 +80,9 @@ def game_page(
     me = service.seat_of(game_id, secret)
     resume_url = f"{request.base_url}games/{game_id}/resume/{secret}" if me is not None else None
     template = "lobby.html" if view.is_waiting else "game.html"
-    context = page_context(request, game=view, me=me, resume_url=resume_url)
+    context = page_context(
+        request, game=view, me=me, resume_url=resume_url, hints=hints_for(service, view, me)
+    )
     return templates.TemplateResponse(request, template, context)
 
 
@@ -161,6 +171,25 @@ def auto(
     )
 
 
+@router.post("/games/{game_id}/hints", dependencies=[CsrfDep])
+def hints(
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    templates: TemplatesDep,
+    enabled: Annotated[bool, Form()],
+) -> Response:
+    """Turn one's own hints on or off."""
+    secret = request.cookies.get(seat_cookie(game_id))
+    return _act(
+        request,
+        templates,
+        service,
+        game_id,
+        lambda: service.set_hints(game_id, secret, enabled),
+    )
+
+
 @router.post("/language", dependencies=[CsrfDep])
 def choose_language(
     settings: SettingsDep,
@@ -233,7 +262,13 @@ def _board(
     html = render(
         templates,
         "fragments/board.html",
-        **page_context(request, game=view, me=me, error=_translated(error) if error else None),
+        **page_context(
+            request,
+            game=view,
+            me=me,
+            hints=hints_for(service, view, me),
+            error=_translated(error) if error else None,
+        ),
     )
     return HTMLResponse(html, status_code=error.status if error else 200)
 

@@ -7,6 +7,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.rules import BOXES, Box
+from app.service.review import Decision
 from app.service.views import GameView
 
 Status = Literal["waiting", "playing", "finished"]
@@ -123,3 +124,47 @@ class ErrorBody(BaseModel):
 
 class ErrorOut(BaseModel):
     error: ErrorBody
+
+
+class DecisionOut(BaseModel):
+    round: int
+    roll: int = Field(description="Rolls made before the decision")
+    kind: Literal["hold", "box"]
+    dice: list[int]
+    chosen: str = Field(description="The box, or the kept dice as digits")
+    best: str
+    chosen_expected: float
+    best_expected: float
+    loss: float
+
+    @classmethod
+    def of(cls, decision: Decision) -> DecisionOut:
+        return cls(
+            round=decision.round,
+            roll=decision.roll,
+            kind=decision.kind,
+            dice=list(decision.dice),
+            chosen=decision.chosen,
+            best=decision.best,
+            chosen_expected=decision.chosen_expected,
+            best_expected=decision.best_expected,
+            loss=decision.loss,
+        )
+
+
+class PlayerReviewOut(BaseModel):
+    seat: int
+    name: str
+    total: int
+    start_expected: float
+    expected_loss: float
+    optimal_share: float
+    luck: float
+    used_hints: bool
+    costliest: list[DecisionOut]
+    decisions: list[DecisionOut]
+
+
+class ReviewOut(BaseModel):
+    game: GameOut
+    players: list[PlayerReviewOut]

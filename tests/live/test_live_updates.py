@@ -94,3 +94,40 @@ def test_a_computer_seat_finishes_the_game_by_itself(start_server: Any) -> None:
         computer = game["players"][1]
         assert all(points is not None for points in computer["boxes"].values())
         assert computer["total"] > 0
+
+
+def browser_for(server: Server, game_id: str, token: str | None) -> httpx.Client:
+    """A cookie-keeping client holding ``token``'s seat (None: a spectator), with its CSRF."""
+    browser = httpx.Client(base_url=server.url, timeout=10)
+    page = browser.get("/").text
+    csrf = page.split('name="csrf_token" value="')[1].split('"')[0]
+    browser.headers.update({"X-CSRF-Token": csrf, "HX-Request": "true"})
+    if token:
+        browser.get(f"/games/{game_id}/resume/{token}")
+    return browser
+
+
+def first_update(browser: httpx.Client, game_id: str) -> str:
+    with browser.stream("GET", f"/games/{game_id}/events?version=0") as stream:
+        return next(events(stream.iter_lines()))["data"]
+
+
+def test_hints_reach_only_the_seat_that_asked(server: Server) -> None:
+    with api(server) as client:
+        game_id, ann_token = create(client)
+        joined = client.post(f"/api/v1/games/{game_id}/players", json={"name": "Bob"})
+        bob_token = joined.json()["token"]
+        post(client, f"/api/v1/games/{game_id}/start", ann_token)
+    ann = browser_for(server, game_id, ann_token)
+    bob = browser_for(server, game_id, bob_token)
+    watcher = browser_for(server, game_id, None)
+    assert ann.post(f"/games/{game_id}/hints", data={"enabled": "true"}).status_code == 200
+    assert ann.post(f"/games/{game_id}/roll", data={"turn": "0", "roll": "0"}).status_code == 200
+    assert 'class="hint-boxes"' in first_update(ann, game_id)
+    for other in (bob, watcher):
+        update = first_update(other, game_id)
+        assert 'id="dice-tray"' in update
+        assert "hint-box" not in update
+        assert "Expected final total" not in update
+    for browser in (ann, bob, watcher):
+        browser.close()
