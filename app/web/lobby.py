@@ -7,6 +7,7 @@ from typing import Annotated
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app import i18n
 from app.service.errors import ServiceError
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.pages import page_context, set_seat_cookie
@@ -36,8 +37,9 @@ def join(
         if error.status == 404:
             raise
         view = service.get(game_id)
+        message = i18n.translate_error(error.code, error.message)
         context = page_context(
-            request, game=view, me=None, error={"code": error.code, "message": error.message}
+            request, game=view, me=None, error={"code": error.code, "message": message}
         )
         template = "lobby.html" if view.is_waiting else "game.html"
         return templates.TemplateResponse(request, template, context, status_code=error.status)

@@ -64,7 +64,9 @@ def create_game(
         if mode == "solo":
             view = service.start(view.id, secret)
     except ServiceError as error:
-        context = page_context(request, error=i18n.gettext(error.message), name=name[:32])
+        context = page_context(
+            request, error=i18n.translate_error(error.code, error.message), name=name[:32]
+        )
         return templates.TemplateResponse(request, "home.html", context, status_code=error.status)
     response = RedirectResponse(f"/games/{view.id}", status_code=303)
     set_seat_cookie(response, view.id, secret, secure=settings.secure_cookies)
@@ -274,7 +276,7 @@ def _board(
 
 
 def _translated(error: ServiceError) -> dict[str, str]:
-    return {"code": error.code, "message": i18n.gettext(error.message)}
+    return {"code": error.code, "message": i18n.translate_error(error.code, error.message)}
 
 
 def set_seat_cookie(response: Response, game_id: str, secret: str, *, secure: bool) -> None:
