@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
+from app.service.records import seconds_left
 from app.store.models import GameRecord, GameStatus
 
 
@@ -28,6 +29,8 @@ class GameView:
     status: GameStatus
     version: int
     turn_seconds: int | None
+    turn_seconds_left: float | None
+    """Seconds before the turn timer runs out, when the game has one and is being played."""
     rematch_id: str | None
     players: tuple[PlayerView, ...]
     state: Game
@@ -41,6 +44,11 @@ class GameView:
             status=GameStatus(record.status),
             version=record.version,
             turn_seconds=record.turn_seconds,
+            turn_seconds_left=(
+                max(seconds_left(record) or 0.0, 0.0)
+                if record.turn_seconds and record.status == GameStatus.PLAYING
+                else None
+            ),
             rematch_id=record.rematch_id,
             players=tuple(
                 PlayerView(

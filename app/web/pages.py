@@ -214,10 +214,10 @@ def choose_language(
 
 
 @router.get("/healthz")
-def healthz(service: ServiceDep) -> dict[str, str]:
-    """Liveness and database check for the container's HEALTHCHECK."""
+def healthz(request: Request, service: ServiceDep) -> dict[str, str | int]:
+    """Liveness and database check for the container's HEALTHCHECK, with the open streams."""
     service.check_database()
-    return {"status": "ok"}
+    return {"status": "ok", "live_streams": request.app.state.broker.count()}
 
 
 def _act(

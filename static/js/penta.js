@@ -56,6 +56,31 @@
     tick();
   }
 
+  // The turn timer of a game with friends: a display only, the server enforces it.
+  var turnTimer = { key: null, deadline: 0, timer: null };
+
+  function tickTurnTimer() {
+    var shown = document.querySelector("[data-turn-deadline]");
+    if (!shown) {
+      clearInterval(turnTimer.timer);
+      turnTimer.timer = null;
+      return;
+    }
+    var left = Math.max(0, turnTimer.deadline - Date.now());
+    shown.querySelector(".turn-seconds").textContent = String(Math.ceil(left / 1000));
+  }
+
+  function startTurnTimer(shown) {
+    if (shown.dataset.turnKey !== turnTimer.key) {
+      turnTimer.key = shown.dataset.turnKey;
+      turnTimer.deadline = Date.now() + parseFloat(shown.dataset.turnDeadline) * 1000;
+    }
+    if (turnTimer.timer === null) {
+      turnTimer.timer = setInterval(tickTurnTimer, 250);
+    }
+    tickTurnTimer();
+  }
+
   function find(content, selector) {
     if (content.matches && content.matches(selector)) {
       return content;
@@ -67,6 +92,10 @@
     var shown = find(content, "[data-countdown]");
     if (shown) {
       startCountdown(shown);
+    }
+    var turn = find(content, "[data-turn-deadline]");
+    if (turn) {
+      startTurnTimer(turn);
     }
     // A live update that moves the game elsewhere (the start, a rematch) takes the page along.
     var redirect = find(content, "[data-redirect]");

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -131,3 +132,23 @@ def test_hints_reach_only_the_seat_that_asked(server: Server) -> None:
         assert "Expected final total" not in update
     for browser in (ann, bob, watcher):
         browser.close()
+
+
+def open_streams(client: httpx.Client) -> int:
+    count: int = client.get("/healthz").json()["live_streams"]
+    return count
+
+
+def test_closing_a_page_frees_its_stream(server: Server) -> None:
+    with api(server) as client:
+        game_id, _token = create(client)
+        assert open_streams(client) == 0
+        with client.stream("GET", f"/games/{game_id}/events") as stream:
+            received = events(stream.iter_lines())  # kept: dropping it would close the stream
+            next(received)
+            assert open_streams(client) == 1
+        for _ in range(100):  # the server notices the closed connection within moments
+            if open_streams(client) == 0:
+                break
+            time.sleep(0.05)
+        assert open_streams(client) == 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
@@ -171,3 +172,15 @@ def test_advice_is_not_given_to_other_seats(client: TestClient) -> None:
     act(client, game_id, ann, "roll", {"hold": []})
     assert client.get(f"/api/v1/games/{game_id}/advice", headers=auth(bob)).status_code == 403
     assert client.get(f"/api/v1/games/{game_id}/advice", headers=auth(ann)).status_code == 200
+
+
+def test_a_turn_timer_is_shown_to_everyone(client: TestClient) -> None:
+    game_id, ann = create(client, turn_seconds=60)
+    act(client, game_id, ann, "start")
+    page = client.get(f"/games/{game_id}").text
+    deadline = re.search(r'data-turn-deadline="([\d.]+)"', page)
+    assert deadline
+    assert 55 < float(deadline.group(1)) <= 60
+    solo_id, solo = create(client)
+    act(client, solo_id, solo, "start")
+    assert "data-turn-deadline" not in client.get(f"/games/{solo_id}").text

@@ -220,4 +220,4 @@ def test_someone_elses_game_shows_no_controls(client: TestClient) -> None:
 
 
 def test_healthz(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok"}
+    assert client.get("/healthz").json() == {"status": "ok", "live_streams": 0}
