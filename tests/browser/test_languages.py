@@ -41,8 +41,9 @@ def open_game(browser: Any, server: Server, code: str, viewport: dict[str, int])
     context = browser.new_context(viewport=viewport)
     context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
     page = context.new_page()
-    FONTS_FETCHED[page] = []
-    page.on("response", FONTS_FETCHED[page].append)
+    fetched: list[Any] = []
+    FONTS_FETCHED[page] = fetched
+    page.on("response", lambda response: fetched.append(response))
     page.goto(server.url)
     page.get_by_label(say(code, "Your name")).fill("Ann")
     page.get_by_role("button", name=say(code, "New game")).click()
