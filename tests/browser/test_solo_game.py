@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.conftest import Server
+from tests.live_server import Server
 
 pytestmark = pytest.mark.browser
 
