@@ -6,6 +6,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from sqlalchemy import select, text
+from sqlalchemy.orm import Session
 
 from app.rules import (
     Action,
@@ -20,13 +21,14 @@ from app.rules import (
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
-from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service.lobby import Lobby
 from app.service.records import load_game, now, seat_of, seconds_left
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.log import append, replay
+from app.store.log import replay
 from app.store.models import GameRecord, GameStatus
+from app.store.snapshots import Snapshot, StaleWriteError, write_actions
 from app.strategy import StrategyProvider
 
 
@@ -57,8 +59,8 @@ class GameService(Lobby):
     def get(self, game_id: str) -> GameView:
         """The game as it is now, or 404."""
         with self.database.reading() as session:
-            record = load_game(session, game_id)
-            return GameView.of(record, replay(record))
+            snapshot = self._snapshot(session, game_id)
+        return GameView.of(snapshot.record, snapshot.state)
 
     def check_database(self) -> None:
         """Raise unless the database answers."""
@@ -68,9 +70,9 @@ class GameService(Lobby):
     def advice(self, game_id: str, secret: str | None) -> Advice | None:
         """The optimal player's advice, for the player to move only (else None)."""
         with self.database.reading() as session:
-            record = load_game(session, game_id)
-            state = replay(record)
-            seat = seat_of(record, secret)
+            snapshot = self._snapshot(session, game_id)
+        record, state = snapshot.record, snapshot.state
+        seat = seat_of(record, secret)
         if record.status != GameStatus.PLAYING or seat is None or seat != state.seat:
             return None
         return advise(self.strategy.current(), state)
@@ -80,7 +82,7 @@ class GameService(Lobby):
         if not secret:
             return None
         with self.database.reading() as session:
-            return seat_of(load_game(session, game_id), secret)
+            return seat_of(self._snapshot(session, game_id).record, secret)
 
     def set_hints(self, game_id: str, secret: str | None, enabled: bool) -> GameView:
         """Turn the optimal player's hints on or off for one's own seat.
@@ -109,26 +111,23 @@ class GameService(Lobby):
         Returns the seconds until the next step may be due (a computer's next step, or the
         moment the current turn's timer runs out), or None when nothing is pending.
         """
+        # Most games have nobody for the server to play for: find out without the write lock.
+        with self.database.reading() as session:
+            due_in = _step_due_in(self._snapshot(session, game_id))
+        if due_in is None or due_in > 0:
+            return due_in
         with self.database.writing() as session:
-            record = load_game(session, game_id)
-            if record.status != GameStatus.PLAYING:
-                return None
-            state = replay(record)
+            snapshot = self._snapshot(session, game_id)
+            due_in = _step_due_in(snapshot)
+            if due_in is None or due_in > 0:
+                return due_in
+            state = snapshot.state
             assert state.seat is not None
-            player = record.players[state.seat]
-            if not player.computer:
-                overdue = seconds_left(record)
-                if overdue is None or overdue > 0:
-                    return overdue
             action = next_action(state, self.strategy.current(), self.dice)
-            state = self._record(record, state, state.seat, [action], by_computer=True)
-            session.flush()
-            view = GameView.of(record, state)
-            delay = None
-            if state.seat is not None:
-                delay = 0.0 if record.players[state.seat].computer else seconds_left(record)
-        self._changed(view)
-        return delay
+            snapshot = self._record(session, snapshot, state.seat, [action], by_computer=True)
+        self.snapshots.keep(snapshot)
+        self._changed(GameView.of(snapshot.record, snapshot.state))
+        return _step_due_in(snapshot)
 
     def playing_games(self) -> list[str]:
         """The ids of every game being played (for the runner after a restart)."""
@@ -214,45 +213,80 @@ class GameService(Lobby):
         seat: int | None = None,
     ) -> GameView:
         with self.database.writing() as session:
-            record = load_game(session, game_id)
+            snapshot = self._snapshot(session, game_id)
+            record, state = snapshot.record, snapshot.state
             if record.status == GameStatus.WAITING:
                 raise ConflictError("not_started", "the game has not started yet")
             if record.status == GameStatus.FINISHED:
                 raise ConflictError("finished", "the game is over")
-            state = replay(record)
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
-            state = self._record(record, state, acting, plan(state), by_computer=by_computer)
-            session.flush()
-            view = GameView.of(record, state)
+            snapshot = self._record(session, snapshot, acting, plan(state), by_computer=by_computer)
+        self.snapshots.keep(snapshot)
+        view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view
 
+    def _snapshot(self, session: Session, game_id: str) -> Snapshot:
+        """The game as the session sees it, or 404."""
+        snapshot = self.snapshots.load(session, game_id)
+        if snapshot is None:
+            raise NotFoundError("not_found", "there is no such game")
+        return snapshot
+
     @staticmethod
     def _record(
-        record: GameRecord, state: Game, seat: int, actions: list[Action], *, by_computer: bool
-    ) -> Game:
-        """Apply ``actions`` to ``state`` and log them, or raise 409 having changed nothing."""
-        before = state
+        session: Session, snapshot: Snapshot, seat: int, actions: list[Action], *, by_computer: bool
+    ) -> Snapshot:
+        """Apply ``actions`` to the game and log them, or raise 409 having changed nothing."""
+        before = state = snapshot.state
         try:
             for action in actions:
                 state = state.apply(action)
         except IllegalActionError as error:
             raise ConflictError("illegal", str(error)) from None
-        append(record, seat, actions, by_computer=by_computer)
-        record.version += 1
+        moment = now()
+        changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
         if state.scored_turns != before.scored_turns:
-            record.turn_started_at = now()
+            changes["turn_started_at"] = moment
+        totals = None
         if state.is_over:
-            record.status = GameStatus.FINISHED.value
-            record.finished_at = now()
-            for player in record.players:
-                player.final_total = state.sheets[player.seat].total
-        return state
+            changes.update(status=GameStatus.FINISHED.value, finished_at=moment)
+            totals = {
+                player.seat: state.sheets[player.seat].total for player in snapshot.record.players
+            }
+        try:
+            return write_actions(
+                session,
+                snapshot,
+                seat,
+                actions,
+                state,
+                changes,
+                by_computer=by_computer,
+                final_totals=totals,
+            )
+        except StaleWriteError:
+            raise ConflictError(
+                "stale", "the game has moved on since you saw it: here it is now"
+            ) from None
+
+
+def _step_due_in(snapshot: Snapshot) -> float | None:
+    """Seconds until the server has to act in the game (0 or less: now), None if it never does.
+
+    It plays every turn of a computer seat, and the turn of a person whose timer ran out.
+    """
+    record, state = snapshot.record, snapshot.state
+    if record.status != GameStatus.PLAYING or state.seat is None:
+        return None
+    if record.players[state.seat].computer:
+        return 0.0
+    return seconds_left(record)
 
 
 def _check(expect: Expect, record: GameRecord, state: Game) -> None:

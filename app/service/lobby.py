@@ -21,6 +21,7 @@ from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import replay
 from app.store.models import GameRecord, GameStatus, PlayerRecord
+from app.store.snapshots import Snapshots, snapshot_of
 
 ChangeListener = Callable[[str, int], None]
 """Told ``(game_id, version)`` after every committed change."""
@@ -32,6 +33,7 @@ class Lobby:
     def __init__(self, database: Database) -> None:
         self.database = database
         self.listeners: list[ChangeListener] = []
+        self.snapshots = Snapshots()
 
     def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
         """A waiting game with ``name`` as host in seat 0, and the host's secret."""
@@ -44,7 +46,9 @@ class Lobby:
             record.players.append(PlayerRecord(seat=0, name=name, secret_hash=hash_secret(secret)))
             session.add(record)
             session.flush()
-            view = GameView.of(record, replay(record))
+            snapshot = snapshot_of(record, replay(record))
+        self.snapshots.keep(snapshot)
+        view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view, secret
 
@@ -126,7 +130,9 @@ class Lobby:
             change(record)
             record.version += 1
             session.flush()
-            view = GameView.of(record, replay(record))
+            snapshot = snapshot_of(record, replay(record))
+        self.snapshots.keep(snapshot)
+        view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view
 

@@ -36,16 +36,3 @@ def replay(record: GameRecord) -> Game:
     if record.status == GameStatus.WAITING:
         return Game.new(max(len(record.players), 1))
     return Game.replay(len(record.players), (row_action(row) for row in record.actions))
-
-
-def append(record: GameRecord, seat: int, actions: list[Action], *, by_computer: bool) -> None:
-    """Add ``actions`` to the log of ``record`` (the caller's transaction commits them)."""
-    number = len(record.actions)
-    for action in actions:
-        number += 1
-        kind, payload = action_row(action)
-        record.actions.append(
-            ActionRecord(
-                number=number, seat=seat, kind=kind.value, payload=payload, by_computer=by_computer
-            )
-        )
