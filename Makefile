@@ -43,7 +43,7 @@ extract: $(VENV)/.runtime
 		-o app/locales/messages.pot --no-location --omit-header .
 	for locale in $(LOCALES); do \
 		$(BIN)/pybabel update -i app/locales/messages.pot -d app/locales -D messages -l $$locale \
-			--init-missing --no-fuzzy-matching --ignore-obsolete || exit 1; \
+			--init-missing --no-fuzzy-matching --ignore-obsolete --ignore-pot-creation-date || exit 1; \
 	done
 
 ## Build the optimal strategy's table into the data directory ahead of time.
