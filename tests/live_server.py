@@ -47,6 +47,9 @@ class Server:
                 "127.0.0.1",
                 "--port",
                 str(self.port),
+                # Open event streams would hold a graceful shutdown forever.
+                "--timeout-graceful-shutdown",
+                "1",
             ],
             cwd=ROOT,
             env=environment,
