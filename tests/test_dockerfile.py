@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -54,3 +55,22 @@ def test_the_image_runs_as_a_non_root_user_with_a_data_volume_and_a_healthcheck(
     cmd = next(rest for keyword, rest in instructions if keyword == "CMD")
     assert json.loads(cmd)[:2] == ["uvicorn", "app.main:app"]
     assert keywords.count("CMD") == 1
+
+
+def test_the_strategy_build_step_of_the_image_runs(tmp_path: Path) -> None:
+    """The image prebuilds the strategy table with this very command; run it for real."""
+    text = DOCKERFILE.read_text()
+    match = re.search(r"python -m app\.strategy build --path (\S+)", text)
+    assert match, "the Dockerfile builds the strategy table"
+    assert f"PENTA_STRATEGY_TABLE={match.group(1)}" in text
+    target = tmp_path / "strategy"
+    result = subprocess.run(
+        [sys.executable, "-m", "app.strategy", "build", "--path", str(target)],
+        capture_output=True,
+        text=True,
+        check=False,
+        cwd=ROOT,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "V(empty sheet) = 254.484846" in result.stdout
+    assert len(list(target.glob("strategy-*.npz"))) == 1
