@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Form, Request
+from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
 
 from app import i18n
 from app.service.advice import Advice, advise
@@ -40,6 +42,71 @@ def page_context(request: Request, **context: Any) -> dict[str, Any]:
         "base_url": str(request.base_url),
         **context,
     }
+
+
+@dataclass(frozen=True)
+class Board:
+    """The game page's fragments for one browser, and the actions that change them."""
+
+    request: Request
+    templates: Jinja2Templates
+    service: GameService
+    game_id: str
+    secret: str | None
+
+    def act(self, action: Callable[[GameService], GameView]) -> Response:
+        """Run ``action``; answer htmx with the changed fragments, a plain form with a redirect.
+
+        A refused action answers with its status and the fragments as they are now, so the
+        page shows the reason and resyncs in one swap.
+        """
+        try:
+            view = action(self.service)
+        except ServiceError as error:
+            if self.request.headers.get("hx-request"):
+                return self.fragments(error=error)
+            if error.status == 404:
+                raise
+            context = self.context(self.service.get(self.game_id), error)
+            return self.templates.TemplateResponse(
+                self.request, "game.html", context, status_code=error.status
+            )
+        if not self.request.headers.get("hx-request"):
+            return RedirectResponse(f"/games/{self.game_id}", status_code=303)
+        return self.fragments(view=view)
+
+    def fragments(
+        self, *, view: GameView | None = None, error: ServiceError | None = None
+    ) -> Response:
+        """The dice tray with its out-of-band siblings, as the game is now."""
+        context = self.context(view or self.service.get(self.game_id), error)
+        html = render(self.templates, "fragments/board.html", **context)
+        return HTMLResponse(html, status_code=error.status if error else 200)
+
+    def context(self, view: GameView, error: ServiceError | None) -> dict[str, Any]:
+        me = self.service.seat_of(self.game_id, self.secret)
+        return page_context(
+            self.request,
+            game=view,
+            me=me,
+            hints=hints_for(self.service, view, me),
+            error=_translated(error) if error else None,
+        )
+
+
+def get_board(
+    request: Request, game_id: str, service: ServiceDep, templates: TemplatesDep
+) -> Board:
+    return Board(request, templates, service, game_id, request.cookies.get(seat_cookie(game_id)))
+
+
+def form_expect(turn: TurnField = None, roll: TurnField = None) -> Expect:
+    """What the page showed when the player acted: the turn and the rolls made in it."""
+    return Expect(turn=turn, roll=roll)
+
+
+BoardDep = Annotated[Board, Depends(get_board)]
+ExpectDep = Annotated[Expect, Depends(form_expect)]
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -89,107 +156,41 @@ def game_page(
 
 
 @router.get("/games/{game_id}/board", response_class=HTMLResponse)
-def board(request: Request, game_id: str, service: ServiceDep, templates: TemplatesDep) -> Response:
+def board(board: BoardDep) -> Response:
     """The game's fragments as they are now: what a page fetches to resync."""
-    return _board(request, templates, service, game_id, None)
+    return board.fragments()
 
 
 @router.post("/games/{game_id}/roll", dependencies=[CsrfDep])
-def roll(
-    request: Request,
-    game_id: str,
-    service: ServiceDep,
-    templates: TemplatesDep,
-    turn: TurnField = None,
-    roll: TurnField = None,
-) -> Response:
-    secret = request.cookies.get(seat_cookie(game_id))
-    return _act(
-        request,
-        templates,
-        service,
-        game_id,
-        lambda: service.roll(game_id, secret, expect=Expect(turn=turn, roll=roll)),
-    )
+def roll(board: BoardDep, expect: ExpectDep) -> Response:
+    """Roll the dice that are not held."""
+    return board.act(lambda service: service.roll(board.game_id, board.secret, expect=expect))
 
 
 @router.post("/games/{game_id}/dice/{die}", dependencies=[CsrfDep])
-def hold(
-    request: Request,
-    game_id: str,
-    die: int,
-    service: ServiceDep,
-    templates: TemplatesDep,
-    held: Annotated[bool, Form()],
-    turn: TurnField = None,
-    roll: TurnField = None,
-) -> Response:
-    secret = request.cookies.get(seat_cookie(game_id))
-    return _act(
-        request,
-        templates,
-        service,
-        game_id,
-        lambda: service.set_hold(game_id, secret, die, held, expect=Expect(turn=turn, roll=roll)),
+def hold(board: BoardDep, expect: ExpectDep, die: int, held: Annotated[bool, Form()]) -> Response:
+    """Hold (``held=true``) or release one die."""
+    return board.act(
+        lambda service: service.set_hold(board.game_id, board.secret, die, held, expect=expect)
     )
 
 
 @router.post("/games/{game_id}/score", dependencies=[CsrfDep])
-def score(
-    request: Request,
-    game_id: str,
-    service: ServiceDep,
-    templates: TemplatesDep,
-    box: Annotated[str, Form(max_length=40)],
-    turn: TurnField = None,
-    roll: TurnField = None,
-) -> Response:
-    secret = request.cookies.get(seat_cookie(game_id))
-    return _act(
-        request,
-        templates,
-        service,
-        game_id,
-        lambda: service.score(game_id, secret, box, expect=Expect(turn=turn, roll=roll)),
-    )
+def score(board: BoardDep, expect: ExpectDep, box: Annotated[str, Form(max_length=40)]) -> Response:
+    """Record the dice in the selected box: the Confirm turn button."""
+    return board.act(lambda service: service.score(board.game_id, board.secret, box, expect=expect))
 
 
 @router.post("/games/{game_id}/auto", dependencies=[CsrfDep])
-def auto(
-    request: Request,
-    game_id: str,
-    service: ServiceDep,
-    templates: TemplatesDep,
-    turn: TurnField = None,
-    roll: TurnField = None,
-) -> Response:
-    secret = request.cookies.get(seat_cookie(game_id))
-    return _act(
-        request,
-        templates,
-        service,
-        game_id,
-        lambda: service.auto(game_id, secret, expect=Expect(turn=turn, roll=roll)),
-    )
+def auto(board: BoardDep, expect: ExpectDep) -> Response:
+    """The countdown ran out after the third roll: record the computer's box."""
+    return board.act(lambda service: service.auto(board.game_id, board.secret, expect=expect))
 
 
 @router.post("/games/{game_id}/hints", dependencies=[CsrfDep])
-def hints(
-    request: Request,
-    game_id: str,
-    service: ServiceDep,
-    templates: TemplatesDep,
-    enabled: Annotated[bool, Form()],
-) -> Response:
+def hints(board: BoardDep, enabled: Annotated[bool, Form()]) -> Response:
     """Turn one's own hints on or off."""
-    secret = request.cookies.get(seat_cookie(game_id))
-    return _act(
-        request,
-        templates,
-        service,
-        game_id,
-        lambda: service.set_hints(game_id, secret, enabled),
-    )
+    return board.act(lambda service: service.set_hints(board.game_id, board.secret, enabled))
 
 
 @router.post("/language", dependencies=[CsrfDep])
@@ -218,61 +219,6 @@ def healthz(request: Request, service: ServiceDep) -> dict[str, str | int]:
     """Liveness and database check for the container's HEALTHCHECK, with the open streams."""
     service.check_database()
     return {"status": "ok", "live_streams": request.app.state.broker.count()}
-
-
-def _act(
-    request: Request,
-    templates: TemplatesDep,
-    service: GameService,
-    game_id: str,
-    action: Callable[[], GameView],
-) -> Response:
-    """Run ``action``; answer htmx with the changed fragments, a plain form with a redirect.
-
-    A refused action answers with its status and the fragments as they are now, so the page
-    shows the reason and resyncs in one swap.
-    """
-    try:
-        view = action()
-    except ServiceError as error:
-        if not request.headers.get("hx-request"):
-            if error.status == 404:
-                raise
-            view = service.get(game_id)
-            me = service.seat_of(game_id, request.cookies.get(seat_cookie(game_id)))
-            context = page_context(request, game=view, me=me, error=_translated(error))
-            return templates.TemplateResponse(
-                request, "game.html", context, status_code=error.status
-            )
-        return _board(request, templates, service, game_id, error)
-    if not request.headers.get("hx-request"):
-        return RedirectResponse(f"/games/{game_id}", status_code=303)
-    return _board(request, templates, service, game_id, None, view=view)
-
-
-def _board(
-    request: Request,
-    templates: TemplatesDep,
-    service: GameService,
-    game_id: str,
-    error: ServiceError | None,
-    *,
-    view: GameView | None = None,
-) -> Response:
-    view = view or service.get(game_id)
-    me = service.seat_of(game_id, request.cookies.get(seat_cookie(game_id)))
-    html = render(
-        templates,
-        "fragments/board.html",
-        **page_context(
-            request,
-            game=view,
-            me=me,
-            hints=hints_for(service, view, me),
-            error=_translated(error) if error else None,
-        ),
-    )
-    return HTMLResponse(html, status_code=error.status if error else 200)
 
 
 def _translated(error: ServiceError) -> dict[str, str]:
