@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from tests.live_server import Server
+from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
 pytestmark = pytest.mark.browser
 
@@ -120,21 +121,9 @@ def test_keyboard_play(browser: Any, server: Server) -> None:
 def test_a_forced_sacrifice_shows_the_warning_at_phone_width(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:
-    server = start_server(PENTA_DICE_SCRIPT="1,1,3,4,6")
+    server = start_server(PENTA_DICE_SCRIPT=SACRIFICE_DICE)
     page = open_new_game(browser, server, viewport={"width": 360, "height": 780})
-    boxes = [
-        "ones",
-        "twos",
-        "threes",
-        "fours",
-        "fives",
-        "sixes",
-        "three_of_a_kind",
-        "four_of_a_kind",
-        "small_straight",
-        "penta",
-        "chance",
-    ]
+    boxes = BOXES_BEFORE_SACRIFICE
     warning = page.get_by_text("No open box scores: one must be sacrificed")
     for used, box in enumerate(boxes, start=1):
         roll(page, 2)

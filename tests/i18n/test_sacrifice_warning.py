@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 from app import i18n
 from app.web.middleware import LANGUAGE_COOKIE
 from tests.i18n.pages import csrf, html_language, new_game
+from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
 # The warning as the rules pages of the product give it (French: the product's own words).
 WARNING = {
@@ -19,20 +20,7 @@ WARNING = {
     "th": "ไม่มีช่องว่างที่ให้คะแนน ต้องเสียไปหนึ่งช่อง",
     "he": "אין תא פתוח שמקנה נקודות: צריך להקריב אחד",
 }
-# With 1, 1, 3, 4, 6 every turn, these eleven boxes score; Full house and Large straight do not.
-SCORING_BOXES = [
-    "ones",
-    "twos",
-    "threes",
-    "fours",
-    "fives",
-    "sixes",
-    "three_of_a_kind",
-    "four_of_a_kind",
-    "small_straight",
-    "penta",
-    "chance",
-]
+SCORING_BOXES = BOXES_BEFORE_SACRIFICE
 
 
 def act(client: TestClient, path: str, **fields: object) -> str:
@@ -56,7 +44,7 @@ def test_the_warning_appears_in_each_language_when_nothing_scores(
     make_client: Callable[..., TestClient],
 ) -> None:
     languages = list(WARNING)
-    client = make_client(dice_script="1,1,3,4,6")
+    client = make_client(dice_script=SACRIFICE_DICE)
     game_id = new_game(client, "solo")
     for turn, box in enumerate(SCORING_BOXES):
         client.cookies.set(LANGUAGE_COOKIE, languages[turn % len(languages)])

@@ -9,6 +9,7 @@ import httpx
 from fastapi.testclient import TestClient
 
 from app.web.middleware import CSRF_COOKIE
+from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
 HTMX = {"HX-Request": "true"}
 
@@ -145,21 +146,9 @@ def test_a_stale_click_is_409_with_a_resync(make_client: Callable[..., TestClien
 def test_the_sacrifice_warning_appears_when_nothing_scores(
     make_client: Callable[..., TestClient],
 ) -> None:
-    client = make_client(dice_script="1,1,3,4,6")
+    client = make_client(dice_script=SACRIFICE_DICE)
     game_id = new_solo_game(client)
-    boxes = [
-        "ones",
-        "twos",
-        "threes",
-        "fours",
-        "fives",
-        "sixes",
-        "three_of_a_kind",
-        "four_of_a_kind",
-        "small_straight",
-        "penta",
-        "chance",
-    ]
+    boxes = BOXES_BEFORE_SACRIFICE
     for turn, box in enumerate(boxes):
         rolled = post(client, f"/games/{game_id}/roll", turn=turn, roll=0)
         assert "must be sacrificed" not in rolled.text
