@@ -5,8 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import select, text
-from sqlalchemy.orm import Session
+from sqlalchemy import Connection, select, text
 
 from app.rules import (
     Action,
@@ -58,8 +57,8 @@ class GameService(Lobby):
 
     def get(self, game_id: str) -> GameView:
         """The game as it is now, or 404."""
-        with self.database.reading() as session:
-            snapshot = self._snapshot(session, game_id)
+        with self.database.read_connection() as connection:
+            snapshot = self._snapshot(connection, game_id)
         return GameView.of(snapshot.record, snapshot.state)
 
     def check_database(self) -> None:
@@ -69,8 +68,8 @@ class GameService(Lobby):
 
     def advice(self, game_id: str, secret: str | None) -> Advice | None:
         """The optimal player's advice, for the player to move only (else None)."""
-        with self.database.reading() as session:
-            snapshot = self._snapshot(session, game_id)
+        with self.database.read_connection() as connection:
+            snapshot = self._snapshot(connection, game_id)
         record, state = snapshot.record, snapshot.state
         seat = seat_of(record, secret)
         if record.status != GameStatus.PLAYING or seat is None or seat != state.seat:
@@ -81,8 +80,8 @@ class GameService(Lobby):
         """The seat that ``secret`` holds in the game, if any."""
         if not secret:
             return None
-        with self.database.reading() as session:
-            return seat_of(self._snapshot(session, game_id).record, secret)
+        with self.database.read_connection() as connection:
+            return seat_of(self._snapshot(connection, game_id).record, secret)
 
     def set_hints(self, game_id: str, secret: str | None, enabled: bool) -> GameView:
         """Turn the optimal player's hints on or off for one's own seat.
@@ -112,22 +111,34 @@ class GameService(Lobby):
         moment the current turn's timer runs out), or None when nothing is pending.
         """
         # Most games have nobody for the server to play for: find out without the write lock.
-        with self.database.reading() as session:
-            due_in = _step_due_in(self._snapshot(session, game_id))
+        with self.database.read_connection() as connection:
+            due_in = _step_due_in(self._snapshot(connection, game_id))
         if due_in is None or due_in > 0:
             return due_in
-        with self.database.writing() as session:
-            snapshot = self._snapshot(session, game_id)
+        with self.database.write_connection() as connection:
+            snapshot = self._snapshot(connection, game_id)
             due_in = _step_due_in(snapshot)
             if due_in is None or due_in > 0:
                 return due_in
             state = snapshot.state
             assert state.seat is not None
             action = next_action(state, self.strategy.current(), self.dice)
-            snapshot = self._record(session, snapshot, state.seat, [action], by_computer=True)
+            snapshot = self._record(connection, snapshot, state.seat, [action], by_computer=True)
         self.snapshots.keep(snapshot)
         self._changed(GameView.of(snapshot.record, snapshot.state))
         return _step_due_in(snapshot)
+
+    def may_need_the_server(self, game_id: str) -> bool:
+        """Whether the server may ever have to act in the game: it is being played and has a
+        computer seat or a turn timer. Answered from memory, without the database (seats and
+        timer never change once a game has started); True for a game not in memory."""
+        snapshot = self.snapshots.peek(game_id)
+        if snapshot is None:
+            return True
+        record = snapshot.record
+        return record.status == GameStatus.PLAYING and (
+            record.turn_seconds is not None or any(player.computer for player in record.players)
+        )
 
     def playing_games(self) -> list[str]:
         """The ids of every game being played (for the runner after a restart)."""
@@ -212,8 +223,8 @@ class GameService(Lobby):
         by_computer: bool = False,
         seat: int | None = None,
     ) -> GameView:
-        with self.database.writing() as session:
-            snapshot = self._snapshot(session, game_id)
+        with self.database.write_connection() as connection:
+            snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
             if record.status == GameStatus.WAITING:
                 raise ConflictError("not_started", "the game has not started yet")
@@ -225,22 +236,29 @@ class GameService(Lobby):
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
-            snapshot = self._record(session, snapshot, acting, plan(state), by_computer=by_computer)
+            snapshot = self._record(
+                connection, snapshot, acting, plan(state), by_computer=by_computer
+            )
         self.snapshots.keep(snapshot)
         view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view
 
-    def _snapshot(self, session: Session, game_id: str) -> Snapshot:
-        """The game as the session sees it, or 404."""
-        snapshot = self.snapshots.load(session, game_id)
+    def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
+        """The game as the connection's transaction sees it, or 404."""
+        snapshot = self.snapshots.load(connection, game_id)
         if snapshot is None:
             raise NotFoundError("not_found", "there is no such game")
         return snapshot
 
     @staticmethod
     def _record(
-        session: Session, snapshot: Snapshot, seat: int, actions: list[Action], *, by_computer: bool
+        connection: Connection,
+        snapshot: Snapshot,
+        seat: int,
+        actions: list[Action],
+        *,
+        by_computer: bool,
     ) -> Snapshot:
         """Apply ``actions`` to the game and log them, or raise 409 having changed nothing."""
         before = state = snapshot.state
@@ -261,7 +279,7 @@ class GameService(Lobby):
             }
         try:
             return write_actions(
-                session,
+                connection,
                 snapshot,
                 seat,
                 actions,

@@ -46,7 +46,7 @@ class Lobby:
             record.players.append(PlayerRecord(seat=0, name=name, secret_hash=hash_secret(secret)))
             session.add(record)
             session.flush()
-            snapshot = snapshot_of(record, replay(record))
+            snapshot = snapshot_of(record, replay(record), logged=0)
         self.snapshots.keep(snapshot)
         view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)

@@ -50,10 +50,11 @@ class ComputerRunner:
                 await self._task
 
     def notify(self, game_id: str, _version: int) -> None:
-        """A game changed (from any thread): look at it after the pace."""
+        """A game changed (from any thread): look at it after the pace, if it may need us."""
         loop = self._loop
-        if loop is not None and not loop.is_closed():
-            loop.call_soon_threadsafe(self._schedule, game_id, self.pace)
+        if loop is None or loop.is_closed() or not self.service.may_need_the_server(game_id):
+            return
+        loop.call_soon_threadsafe(self._schedule, game_id, self.pace)
 
     def _schedule(self, game_id: str, delay: float) -> None:
         due = time.monotonic() + delay

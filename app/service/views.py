@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
 from app.service.records import seconds_left
@@ -109,9 +110,12 @@ class GameView:
     def held(self) -> tuple[bool, ...]:
         return self.state.turn.held
 
-    @property
+    @cached_property
     def options(self) -> dict[Box, ScoreOption]:
-        """The legal boxes for the current dice; {} before a roll or outside play."""
+        """The legal boxes for the current dice; {} before a roll or outside play.
+
+        Kept once computed (a view never changes): the bonus, the API and the templates
+        each ask for it."""
         return self.state.legal_boxes() if self.is_playing else {}
 
     @property

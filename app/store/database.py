@@ -8,7 +8,7 @@ from contextlib import AbstractContextManager, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -38,9 +38,8 @@ class Database:
         if self.is_sqlite:
             _configure_sqlite(self.engine)
         self._reader = sessionmaker(self.engine, expire_on_commit=False)
-        self._writer = sessionmaker(
-            self.engine.execution_options(penta_write=True), expire_on_commit=False
-        )
+        self._write_engine = self.engine.execution_options(penta_write=True)
+        self._writer = sessionmaker(self._write_engine, expire_on_commit=False)
         self._write_lock: AbstractContextManager[object] = (
             threading.Lock() if self.is_sqlite else nullcontext()
         )
@@ -56,6 +55,19 @@ class Database:
         """A session that holds the write lock from its first statement and commits at the end."""
         with self._write_lock, self._writer() as session, session.begin():
             yield session
+
+    @contextmanager
+    def read_connection(self) -> Iterator[Connection]:
+        """A Core connection for reads only, for the paths too hot for the ORM."""
+        with self.engine.connect() as connection:
+            yield connection
+
+    @contextmanager
+    def write_connection(self) -> Iterator[Connection]:
+        """A Core connection in a transaction that holds the write lock from its first
+        statement (as :meth:`writing`, without the ORM) and commits at the end."""
+        with self._write_lock, self._write_engine.begin() as connection:
+            yield connection
 
     def dispose(self) -> None:
         """Close every pooled connection."""

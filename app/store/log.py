@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
 
 from app.rules import Action, Box, Game, Hold, Roll, Score
@@ -22,17 +23,29 @@ def action_row(action: Action) -> tuple[ActionKind, dict[str, Any]]:
 
 def row_action(row: ActionRecord) -> Action:
     """The rules action a stored row records."""
-    match ActionKind(row.kind):
+    return stored_action(row.kind, row.payload)
+
+
+def stored_action(kind: str, payload: dict[str, Any]) -> Action:
+    """The rules action of a stored kind and payload."""
+    match ActionKind(kind):
         case ActionKind.ROLL:
-            return Roll(tuple(row.payload["dice"]))
+            return Roll(tuple(payload["dice"]))
         case ActionKind.HOLD:
-            return Hold(tuple(row.payload["held"]))
+            return Hold(tuple(payload["held"]))
         case ActionKind.SCORE:
-            return Score(Box(row.payload["box"]))
+            return Score(Box(payload["box"]))
 
 
 def replay(record: GameRecord) -> Game:
     """The game's state, rebuilt from its seats and its action log."""
-    if record.status == GameStatus.WAITING:
-        return Game.new(max(len(record.players), 1))
-    return Game.replay(len(record.players), (row_action(row) for row in record.actions))
+    return replay_log(
+        record.status, len(record.players), (row_action(row) for row in record.actions)
+    )
+
+
+def replay_log(status: str, players: int, actions: Iterable[Action]) -> Game:
+    """The state of a game with ``status`` and ``players`` seats after ``actions``."""
+    if status == GameStatus.WAITING:
+        return Game.new(max(players, 1))
+    return Game.replay(players, actions)

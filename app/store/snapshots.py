@@ -20,19 +20,31 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import CursorResult, bindparam, insert, select, update
-from sqlalchemy.orm import Session, make_transient_to_detached, selectinload
+from sqlalchemy import Connection, CursorResult, bindparam, insert, inspect, select, update
+from sqlalchemy.orm import make_transient_to_detached
+from sqlalchemy.orm.attributes import set_committed_value
 
 from app.rules import Action, Game
-from app.store.log import action_row, replay
+from app.store.log import action_row, replay_log, stored_action
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
 
 CACHE_SIZE = 4096
 """Games kept; beyond it the least recently used is dropped (and loaded again if needed)."""
 
-# Core statements, built once and run on the session's connection: the ORM's bulk paths
-# (which would look for the rows' objects in the session) cost more than the writes.
+# Core statements, built once: through an ORM session the same reads and writes cost three
+# times as much (its transaction, identity map and bulk paths), more than the work itself.
 _VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
+_GAME = select(GameRecord.__table__).where(GameRecord.id == bindparam("game_id"))
+_SEATS = (
+    select(PlayerRecord.__table__)
+    .where(PlayerRecord.game_id == bindparam("game_id"))
+    .order_by(PlayerRecord.seat)
+)
+_ACTIONS = (
+    select(ActionRecord.kind, ActionRecord.payload)
+    .where(ActionRecord.game_id == bindparam("game_id"))
+    .order_by(ActionRecord.number)
+)
 _ADVANCING = ("version", "status", "updated_at", "turn_started_at", "finished_at")
 """The columns of a game's row that an action may change."""
 _ADVANCE = (
@@ -66,33 +78,38 @@ class StaleWriteError(Exception):
     """The game's row was not at the version the write was planned on."""
 
 
-def current_version(session: Session, game_id: str) -> int | None:
-    """The game's version in the session's transaction, or None if there is no such game."""
-    version: int | None = (
-        session.connection().execute(_VERSION, {"game_id": game_id}).scalar_one_or_none()
-    )
+def current_version(connection: Connection, game_id: str) -> int | None:
+    """The game's version in the connection's transaction, or None if there is no such game."""
+    version: int | None = connection.execute(_VERSION, {"game_id": game_id}).scalar_one_or_none()
     return version
 
 
-def load_snapshot(session: Session, game_id: str) -> Snapshot | None:
+def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     """The game read in full from the database and replayed, or None if there is none."""
-    record = session.scalars(
-        select(GameRecord)
-        .where(GameRecord.id == game_id)
-        .options(selectinload(GameRecord.players), selectinload(GameRecord.actions))
-    ).one_or_none()
-    if record is None:
+    game = connection.execute(_GAME, {"game_id": game_id}).mappings().one_or_none()
+    if game is None:
         return None
-    return snapshot_of(record, replay(record))
+    seats = [
+        _detached_seat(PlayerRecord(**seat))
+        for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
+    ]
+    record = _detached_game(GameRecord(**game), seats)
+    actions = [
+        stored_action(kind, payload)
+        for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
+    ]
+    state = replay_log(record.status, len(record.players), actions)
+    return Snapshot(record, state, len(actions))
 
 
-def snapshot_of(record: GameRecord, state: Game) -> Snapshot:
-    """The snapshot of a record loaded with its seats and log (or new), and its state."""
-    return Snapshot(_copy(record, {}, {}), state, len(record.actions))
+def snapshot_of(record: GameRecord, state: Game, logged: int | None = None) -> Snapshot:
+    """The snapshot of a record loaded with its seats, its state and the length of its log
+    (``len(record.actions)`` unless given)."""
+    return Snapshot(_copy(record, {}, {}), state, len(record.actions) if logged is None else logged)
 
 
 def write_actions(
-    session: Session,
+    connection: Connection,
     snapshot: Snapshot,
     seat: int,
     actions: Sequence[Action],
@@ -103,7 +120,7 @@ def write_actions(
     final_totals: Mapping[int, int] | None = None,
 ) -> Snapshot:
     """Log ``actions`` after the snapshot's log and update the game's row with ``changes``
-    (``version`` among them; any of ``_ADVANCING``), in the session's transaction; the
+    (``version`` among them; any of ``_ADVANCING``), in the connection's transaction; the
     snapshot that results.
 
     The row is updated only if it is still at the snapshot's version (else
@@ -123,7 +140,6 @@ def write_actions(
                 "by_computer": by_computer,
             }
         )
-    connection = session.connection()
     values = {column: changes.get(column, getattr(record, column)) for column in _ADVANCING}
     if not changes.keys() <= values.keys():
         raise ValueError(f"an action changes only {', '.join(_ADVANCING)}")
@@ -151,20 +167,32 @@ def write_actions(
 def _copy(
     record: GameRecord, changes: Mapping[str, Any], players: Mapping[int, Mapping[str, Any]]
 ) -> GameRecord:
-    """A detached copy of ``record`` and its seats with ``changes`` applied (no action log)."""
-    columns = {column.key: getattr(record, column.key) for column in GameRecord.__table__.columns}
-    copy = GameRecord(**{**columns, **changes})
-    seats = []
-    for player in record.players:
-        values = {
-            column.key: getattr(player, column.key) for column in PlayerRecord.__table__.columns
-        }
-        seats.append(PlayerRecord(**{**values, **players.get(player.seat, {})}))
-    copy.players = seats
-    for seat in seats:
-        make_transient_to_detached(seat)
-    make_transient_to_detached(copy)
-    return copy
+    """A detached copy of ``record`` with ``changes`` applied, and of those of its seats that
+    ``players`` changes; detached seats left as they are are shared, as nobody changes them."""
+    seats = [
+        _detached_seat(PlayerRecord(**{**_columns(player), **players.get(player.seat, {})}))
+        if player.seat in players or not inspect(player).detached
+        else player
+        for player in record.players
+    ]
+    return _detached_game(GameRecord(**{**_columns(record), **changes}), seats)
+
+
+def _columns(record: GameRecord | PlayerRecord) -> dict[str, Any]:
+    return {column.key: getattr(record, column.key) for column in record.__table__.columns}
+
+
+def _detached_game(record: GameRecord, seats: list[PlayerRecord]) -> GameRecord:
+    """A new game record made detached, as if loaded with ``seats`` by a session since
+    closed. The seats are set as loaded: no backref event touches seats shared with others."""
+    set_committed_value(record, "players", seats)
+    make_transient_to_detached(record)
+    return record
+
+
+def _detached_seat(player: PlayerRecord) -> PlayerRecord:
+    make_transient_to_detached(player)
+    return player
 
 
 class Snapshots:
@@ -175,10 +203,10 @@ class Snapshots:
         self._kept: OrderedDict[str, Snapshot] = OrderedDict()
         self._lock = threading.Lock()
 
-    def load(self, session: Session, game_id: str) -> Snapshot | None:
-        """The game as the session's transaction sees it (None if there is no such game):
+    def load(self, connection: Connection, game_id: str) -> Snapshot | None:
+        """The game as the connection's transaction sees it (None if there is no such game):
         the kept snapshot when it is of the current version, else one read in full."""
-        version = current_version(session, game_id)
+        version = current_version(connection, game_id)
         if version is None:
             return None
         with self._lock:
@@ -186,10 +214,15 @@ class Snapshots:
             if kept is not None and kept.version == version:
                 self._kept.move_to_end(game_id)
                 return kept
-        loaded = load_snapshot(session, game_id)
+        loaded = load_snapshot(connection, game_id)
         if loaded is not None:
             self.keep(loaded)
         return loaded
+
+    def peek(self, game_id: str) -> Snapshot | None:
+        """The kept snapshot of the game, unchecked (it may be out of date), or None."""
+        with self._lock:
+            return self._kept.get(game_id)
 
     def keep(self, snapshot: Snapshot) -> None:
         """Keep ``snapshot`` (once committed) unless a newer one of the game is kept already."""
