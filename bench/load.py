@@ -1,0 +1,314 @@
+"""Load benchmark: N concurrent games against a real uvicorn process, next to a bare baseline.
+
+    .venv/bin/python bench/load.py [--games 200] [--seconds 15] [--think-ms 250]
+
+Starts Penta (one uvicorn worker, SQLite, loopback only) and the baseline of
+``bench/baseline_app.py`` (a bare FastAPI endpoint doing one SQLite write per request), then
+measures each in two phases with the same number of concurrent clients:
+
+* **saturation**: every client sends its next request as soon as the last one is answered,
+  so the figure is the server's capacity in actions/s. At a fixed concurrency the latency
+  here is set by Little's law (clients / throughput), not by the speed of one request.
+* **paced**: every client thinks ``--think-ms`` (±50 %, at random) between requests, as a
+  player or a bot does; the figures to watch are the latencies, p50 and p99.
+
+Each Penta client first creates and starts its game through the bot API (not measured), then
+plays it: rolls with holds and a score per round; a finished game is followed by a new one,
+whose creation counts as actions too. The baseline's client POSTs one write per request.
+The first second of each phase is a warm-up, not measured; each phase is bounded by
+``--seconds`` and ``--max-requests``. Prints a table with the ratios Penta / baseline.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import resource
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from bench.client import Answer, Connection  # noqa: E402
+from bench.servers import Uvicorn, ensure_strategy_table  # noqa: E402
+
+WARM_UP_SECONDS = 1.0
+
+
+@dataclass
+class Phase:
+    """What one phase measured."""
+
+    latencies: list[float] = field(default_factory=list)
+    errors: dict[int, int] = field(default_factory=dict)
+    started: float = 0.0
+    stopped: float = 0.0
+    server_cpu: float = 0.0
+
+    @property
+    def seconds(self) -> float:
+        return self.stopped - self.started
+
+    @property
+    def throughput(self) -> float:
+        return len(self.latencies) / self.seconds if self.seconds > 0 else 0.0
+
+    def percentile(self, share: float) -> float:
+        """The latency below which ``share`` of the requests were answered, in ms."""
+        if not self.latencies:
+            return float("nan")
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))] * 1000
+
+
+class Budget:
+    """The measured window of a phase (after the warm-up) and its request limit."""
+
+    def __init__(self, seconds: float, limit: int, cpu: Callable[[], float]) -> None:
+        self.seconds = seconds
+        self.limit = limit
+        self.cpu = cpu
+        self.measure_from = self.deadline = float("inf")
+        self.phase = Phase()
+
+    def start(self) -> None:
+        self.measure_from = time.perf_counter() + WARM_UP_SECONDS
+        self.deadline = self.measure_from + self.seconds
+        self.phase.started, self.phase.stopped = self.measure_from, self.deadline
+        self.phase.server_cpu = -self.cpu()
+
+    def open(self) -> bool:
+        return time.perf_counter() < self.deadline and len(self.phase.latencies) < self.limit
+
+    async def timed(self, request: Awaitable[Answer]) -> Answer:
+        started = time.perf_counter()
+        answer = await request
+        finished = time.perf_counter()
+        if started >= self.measure_from and finished <= self.deadline:
+            self.phase.latencies.append(finished - started)
+            if answer.status >= 400:
+                self.phase.errors[answer.status] = self.phase.errors.get(answer.status, 0) + 1
+        return answer
+
+
+async def think(seconds: float) -> None:
+    if seconds > 0:
+        await asyncio.sleep(random.uniform(0.5, 1.5) * seconds)
+
+
+class PentaPlayer:
+    """A bot playing one game after another through the API on its own connection."""
+
+    def __init__(self, connection: Connection, budget: Budget, think_seconds: float) -> None:
+        self.connection = connection
+        self.budget = budget
+        self.think_seconds = think_seconds
+        self.game: dict[str, Any] = {}
+        self.auth: dict[str, str] = {}
+
+    async def prepare(self) -> None:
+        """Create and start a game."""
+        created = await self.budget.timed(
+            self.connection.request("POST", "/api/v1/games", {"name": "Bench"})
+        )
+        if created.status != 201:
+            raise RuntimeError(f"creating a game answered {created.status}: {created.body!r}")
+        game_id = created.json()["game"]["id"]
+        self.auth = {"Authorization": f"Bearer {created.json()['token']}"}
+        started = await self.budget.timed(
+            self.connection.request("POST", f"/api/v1/games/{game_id}/start", headers=self.auth)
+        )
+        self.game = started.json()
+
+    async def play(self) -> None:
+        """Play until the budget runs out, starting a new game after each finished one."""
+        while self.budget.open():
+            if self.game.get("status") != "playing":
+                await self.prepare()
+                continue
+            await think(self.think_seconds)
+            body = _next_action(self.game)
+            action = "score" if "box" in body else "roll"
+            answer = await self.budget.timed(
+                self.connection.request(
+                    "POST", f"/api/v1/games/{self.game['id']}/{action}", body, headers=self.auth
+                )
+            )
+            if answer.status != 200:
+                raise RuntimeError(f"{action} answered {answer.status}: {answer.body!r}")
+            self.game = answer.json()
+
+
+def _next_action(game: dict[str, Any]) -> dict[str, Any]:
+    """Keep the most common value and roll the rest; score the best box after the third
+    roll (or, one time in ten, as soon as a box is open)."""
+    dice: list[int] | None = game["dice"]
+    if dice is None:
+        return {"hold": [], "version": game["version"]}
+    if game["rolls_left"] == 0 or (game["options"] and random.random() < 0.1):
+        box = max(game["options"], key=lambda name: game["options"][name])
+        return {"box": box, "version": game["version"]}
+    most = max(set(dice), key=dice.count)
+    hold = [index for index, value in enumerate(dice) if value == most]
+    return {"hold": hold, "version": game["version"]}
+
+
+class BaselineWriter:
+    """A client of the baseline: one write per request."""
+
+    def __init__(self, connection: Connection, budget: Budget, think_seconds: float) -> None:
+        self.connection = connection
+        self.budget = budget
+        self.think_seconds = think_seconds
+
+    async def prepare(self) -> None:
+        return None
+
+    async def play(self) -> None:
+        while self.budget.open():
+            await think(self.think_seconds)
+            answer = await self.budget.timed(self.connection.request("POST", "/write/bench"))
+            if answer.status != 200:
+                raise RuntimeError(f"the baseline answered {answer.status}")
+
+
+async def run_phase(
+    port: int, clients: int, budget: Budget, make: Callable[[Connection], PentaPlayer]
+) -> Phase:
+    connections = [Connection("127.0.0.1", port) for _ in range(clients)]
+    players = [make(connection) for connection in connections]
+    try:
+        await asyncio.gather(*(player.prepare() for player in players))
+        budget.start()
+        await asyncio.gather(*(player.play() for player in players))
+    finally:
+        for connection in connections:
+            await connection.close()
+    budget.phase.stopped = min(budget.phase.stopped, time.perf_counter())
+    budget.phase.server_cpu += budget.cpu()
+    return budget.phase
+
+
+def measure(
+    server: Uvicorn, kind: str, clients: int, seconds: float, limit: int, think_seconds: float
+) -> Phase:
+    budget = Budget(seconds, limit, server.cpu_seconds)
+    player = PentaPlayer if kind == "penta" else BaselineWriter
+
+    def make(connection: Connection) -> PentaPlayer:
+        return player(connection, budget, think_seconds)  # type: ignore[return-value]
+
+    return asyncio.run(run_phase(server.port, clients, budget, make))
+
+
+def raise_file_limit(needed: int) -> None:
+    """Raise the soft limit of open files to ``needed`` (up to the hard limit)."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < needed:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (min(needed, hard), hard))
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--games", type=int, default=200, help="concurrent games (and clients)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per phase")
+    parser.add_argument("--rounds", type=int, default=3, help="phases of each, interleaved")
+    parser.add_argument("--max-requests", type=int, default=100_000, help="per phase")
+    parser.add_argument("--think-ms", type=float, default=250.0, help="paced phase think time")
+    parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
+    arguments = parser.parse_args()
+    if not 1 <= arguments.games <= 1000 or not 0 < arguments.seconds * arguments.rounds <= 300:
+        parser.error("at most 1000 games and 300 seconds per phase in all")
+    raise_file_limit(4 * arguments.games + 256)
+    table = ensure_strategy_table(arguments.strategy_table)
+    results: dict[tuple[str, str], list[Phase]] = {}
+    with tempfile.TemporaryDirectory(prefix="penta-load-") as folder, ExitStack() as stack:
+        penta_env = {
+            "PENTA_DATA_DIR": f"{folder}/penta",
+            "PENTA_STRATEGY_TABLE": str(table),
+            "PENTA_RATE_LIMIT_PER_MINUTE": "1000000",
+        }
+        servers = {
+            "penta": stack.enter_context(
+                Uvicorn("app.main:app", penta_env, log=Path(folder) / "penta.log")
+            ),
+            "baseline": stack.enter_context(
+                Uvicorn(
+                    "bench.baseline_app:app",
+                    {"BASELINE_DB": f"{folder}/baseline.db"},
+                    log=Path(folder) / "baseline.log",
+                )
+            ),
+        }
+        # Rounds alternate which server goes first, so that a busy spell on the machine
+        # falls on both alike; the report takes the median round.
+        for round_number in range(arguments.rounds):
+            for pace, think_ms in (("saturation", 0.0), ("paced", arguments.think_ms)):
+                order = ["penta", "baseline"][:: 1 if round_number % 2 == 0 else -1]
+                for kind in order:
+                    print(f"round {round_number + 1}: {kind}, {pace}", file=sys.stderr, flush=True)
+                    results.setdefault((kind, pace), []).append(
+                        measure(
+                            servers[kind],
+                            kind,
+                            arguments.games,
+                            arguments.seconds,
+                            arguments.max_requests,
+                            think_ms / 1000,
+                        )
+                    )
+    report(results, arguments)
+
+
+def _median(phases: list[Phase]) -> Phase:
+    """The phase of median throughput."""
+    return sorted(phases, key=lambda phase: phase.throughput)[len(phases) // 2]
+
+
+def report(results: dict[tuple[str, str], list[Phase]], arguments: argparse.Namespace) -> None:
+    print(
+        f"\n{arguments.games} concurrent games; {arguments.rounds} rounds of "
+        f"{arguments.seconds:g} s per phase and server, the median round shown; paced think "
+        f"time {arguments.think_ms:g} ms ±50 %; one uvicorn worker, SQLite, loopback, "
+        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}\n"
+    )
+    header = (
+        f"{'phase':<11} {'server':<9} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'requests':>9} {'errors':>7} {'cpu ms/action':>14}"
+    )
+    print(header)
+    print("-" * len(header))
+    for pace in ("saturation", "paced"):
+        for kind in ("penta", "baseline"):
+            phase = _median(results[kind, pace])
+            cpu_ms = 1000 * phase.server_cpu / max(len(phase.latencies), 1)
+            print(
+                f"{pace:<11} {kind:<9} {phase.throughput:>10.0f} {phase.percentile(0.5):>8.1f} "
+                f"{phase.percentile(0.99):>8.1f} {len(phase.latencies):>9} "
+                f"{sum(phase.errors.values()):>7} {cpu_ms:>14.2f}"
+            )
+    print()
+    for pace in ("saturation", "paced"):
+        penta, baseline = _median(results["penta", pace]), _median(results["baseline", pace])
+        print(
+            f"{pace}: Penta/baseline throughput {penta.throughput / baseline.throughput:.0%}; "
+            f"p99 {penta.percentile(0.99):.1f} ms (baseline {baseline.percentile(0.99):.1f} ms)"
+        )
+    rounds = ", ".join(
+        f"{kind} {pace} " + "/".join(f"{phase.throughput:.0f}" for phase in phases)
+        for (kind, pace), phases in results.items()
+    )
+    print(f"actions/s of every round: {rounds}")
+
+
+if __name__ == "__main__":
+    main()
