@@ -26,7 +26,8 @@ RUN PENTA_DATA_DIR=/app/prebuilt python -m app.strategy build --path /app/prebui
     && useradd --system --uid 10001 --gid 10001 --home-dir /data penta \
     && mkdir -p /data && chown 10001:10001 /data
 
-ENV PENTA_STRATEGY_TABLE=/app/prebuilt/strategy
+ENV PENTA_STRATEGY_TABLE=/app/prebuilt/strategy \
+    FORWARDED_ALLOW_IPS=127.0.0.1
 USER 10001:10001
 VOLUME /data
 EXPOSE 8000
@@ -35,4 +36,5 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=20s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4)"]
 
 # Migrations run in the app's start-up, before it serves a request.
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--forwarded-allow-ips", "*", "--timeout-graceful-shutdown", "5"]
+# Proxy headers are believed only from FORWARDED_ALLOW_IPS: set it to your proxy (README).
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--proxy-headers", "--timeout-graceful-shutdown", "5"]

@@ -34,7 +34,20 @@ class Settings(BaseSettings):
         description="Cache file of the optimal strategy; default in the data directory",
     )
     secure_cookies: bool = Field(
-        default=False, description="Mark cookies Secure (set when served over HTTPS)"
+        default=False,
+        description="Mark cookies Secure even on plain HTTP (they are whenever the request "
+        "came over HTTPS, as uvicorn sees it behind a trusted proxy)",
+    )
+    rate_limit_per_minute: int = Field(
+        default=30,
+        ge=0,
+        description="Games one client address may create, and seats it may take, per minute "
+        "(in bursts of as many); 0 turns the limits off",
+    )
+    max_body_bytes: int = Field(
+        default=16 * 1024,
+        ge=1024,
+        description="Largest request body accepted; a larger one is refused with 413 unread",
     )
     dice_script: str | None = Field(
         default=None,

@@ -12,6 +12,7 @@ from app.service.errors import ForbiddenError
 from app.service.games import Expect
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
+from app.web.limits import CreateLimit, JoinLimit
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
@@ -31,8 +32,12 @@ _ERRORS = {
         (403, "Not your seat, or not your turn"),
         (404, "No such game"),
         (409, "Not allowed now (illegal by the rules, stale, or the wrong phase)"),
+        (413, "Request body too large"),
         (422, "Malformed input"),
     )
+}
+_RATE_LIMITED = {
+    429: {"model": ErrorOut, "description": "Too many from your address: see Retry-After"}
 }
 
 router = APIRouter(prefix="/api/v1", tags=["games"], responses=_ERRORS)  # type: ignore[arg-type]
@@ -53,7 +58,13 @@ def _game(request: Request, view: GameView) -> Response:
     return _json(_out(request, view))
 
 
-@router.post("/games", status_code=201, response_model=SeatOut)
+@router.post(
+    "/games",
+    status_code=201,
+    response_model=SeatOut,
+    dependencies=[CreateLimit],
+    responses=_RATE_LIMITED,  # type: ignore[arg-type]
+)
 def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
     """A waiting game with you as host in seat 0; keep the token, it is your seat."""
     view, token = service.create(body.name, turn_seconds=body.turn_seconds)
@@ -119,7 +130,13 @@ def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceOut:
     )
 
 
-@router.post("/games/{game_id}/players", status_code=201, response_model=SeatOut)
+@router.post(
+    "/games/{game_id}/players",
+    status_code=201,
+    response_model=SeatOut,
+    dependencies=[JoinLimit],
+    responses=_RATE_LIMITED,  # type: ignore[arg-type]
+)
 def join(request: Request, game_id: str, service: ServiceDep, body: JoinIn) -> Response:
     """Take a seat in a waiting game (409 once it has started)."""
     view, token = service.join(game_id, body.name)

@@ -11,6 +11,7 @@ from starlette.exceptions import HTTPException
 
 from app import i18n
 from app.service.errors import ServiceError
+from app.web.limits import RateLimitedError
 from app.web.templating import render
 
 
@@ -19,7 +20,10 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, error: ServiceError) -> Response:
-        return _respond(request, error.status, error.code, error.message)
+        headers = None
+        if isinstance(error, RateLimitedError):
+            headers = {"Retry-After": str(error.retry_after)}
+        return error_response(request, error.status, error.code, error.message, headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
@@ -27,21 +31,24 @@ def install(app: FastAPI) -> None:
             f"{'.'.join(str(part) for part in problem['loc'][1:]) or 'body'}: {problem['msg']}"
             for problem in error.errors()
         )
-        return _respond(request, 422, "invalid", problems or "malformed request")
+        return error_response(request, 422, "invalid", problems or "malformed request")
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
-        code = "not_found" if error.status_code == 404 else "http_error"
-        return _respond(request, error.status_code, code, str(error.detail), error.headers)
+        codes = {404: "not_found", 413: "too_large"}
+        code = codes.get(error.status_code, "http_error")
+        return error_response(request, error.status_code, code, str(error.detail), error.headers)
 
 
-def _respond(
+def error_response(
     request: Request,
     status: int,
     code: str,
     message: str,
     headers: Mapping[str, str] | None = None,
 ) -> Response:
+    """The answer to a refused request: ``{"error": {"code", "message"}}`` for the API and
+    for clients that do not ask for HTML, a flash fragment for htmx, else an error page."""
     if request.url.path.startswith("/api/") or (
         "text/html" not in request.headers.get("accept", "")
         and not request.headers.get("hx-request")

@@ -17,8 +17,10 @@ from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, events, lobby, pages, review, stats
+from app.web import api, errors, events, lobby, logs, pages, review, stats
+from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
+from app.web.limits import RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
 from app.web.templating import create_templates, render
@@ -59,6 +61,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.broker = broker
     app.state.live_views = LiveViews(service)
     app.state.templates = create_templates()
+    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
+    logs.install()
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(
         BrowserMiddleware,
         secret_key=settings.resolved_secret_key,

@@ -10,6 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app import i18n
 from app.service.errors import ServiceError
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
+from app.web.limits import JoinLimit
 from app.web.pages import page_context, set_seat_cookie
 
 router = APIRouter(include_in_schema=False)
@@ -19,7 +20,7 @@ def _back(game_id: str) -> RedirectResponse:
     return RedirectResponse(f"/games/{game_id}", status_code=303)
 
 
-@router.post("/games/{game_id}/join", dependencies=[CsrfDep])
+@router.post("/games/{game_id}/join", dependencies=[CsrfDep, JoinLimit])
 def join(
     request: Request,
     game_id: str,

@@ -16,6 +16,7 @@ CSRF_COOKIE = "penta_csrf"
 LANGUAGE_COOKIE = "penta_lang"
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
+_CSRF_COOKIE = CSRF_COOKIE + "={browser}; Path=/; HttpOnly; SameSite=Lax"
 
 CONTENT_SECURITY_POLICY = "; ".join(
     (
@@ -49,6 +50,8 @@ class BrowserMiddleware:
     """Adds the security headers, gives each browser a CSRF cookie and picks the language.
 
     ``scope["state"]`` receives ``csrf_token`` and ``language`` for the routes and templates.
+    Every cookie the app sets is marked ``Secure`` when the request came over HTTPS (as
+    uvicorn sees it, after the headers of a trusted proxy) or ``secure_cookies`` is set.
     """
 
     def __init__(self, app: ASGIApp, *, secret_key: str, secure_cookies: bool) -> None:
@@ -70,21 +73,30 @@ class BrowserMiddleware:
         state["csrf_token"] = csrf_token(self.secret_key, browser)
         state["language"] = _language(cookies.get(LANGUAGE_COOKIE), scope)
 
+        secure = self.secure_cookies or scope.get("scheme") == "https"
+
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in SECURITY_HEADERS.items():
                     headers.setdefault(name, value)
                 if new_browser:
-                    headers.append("set-cookie", self._csrf_cookie(browser))
+                    headers.append("set-cookie", _CSRF_COOKIE.format(browser=browser))
+                if secure:
+                    _mark_cookies_secure(headers)
             await send(message)
 
         with i18n.language(state["language"]):
             await self.app(scope, receive, send_with_headers)
 
-    def _csrf_cookie(self, browser: str) -> str:
-        secure = "; Secure" if self.secure_cookies else ""
-        return f"{CSRF_COOKIE}={browser}; Path=/; HttpOnly; SameSite=Lax{secure}"
+
+def _mark_cookies_secure(headers: MutableHeaders) -> None:
+    cookies = headers.getlist("set-cookie")
+    if cookies:
+        del headers["set-cookie"]
+        for cookie in cookies:
+            secure = "secure" in (part.strip().lower() for part in cookie.split(";"))
+            headers.append("set-cookie", cookie if secure else f"{cookie}; Secure")
 
 
 def _cookies(scope: Scope) -> dict[str, str]:

@@ -16,6 +16,7 @@ from app.service.errors import ServiceError
 from app.service.games import Expect, GameService
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
+from app.web.limits import CreateLimit
 from app.web.middleware import LANGUAGE_COOKIE
 from app.web.templating import render
 
@@ -114,7 +115,7 @@ def home(request: Request, templates: TemplatesDep) -> Response:
     return templates.TemplateResponse(request, "home.html", page_context(request))
 
 
-@router.post("/games", dependencies=[CsrfDep])
+@router.post("/games", dependencies=[CsrfDep, CreateLimit])
 def create_game(
     request: Request,
     service: ServiceDep,

@@ -1,0 +1,31 @@
+"""Fixtures of the hardening tests: real servers, HTML sessions with their CSRF token."""
+
+from __future__ import annotations
+
+import re
+import sqlite3
+from pathlib import Path
+
+import httpx
+
+from tests.live_server import Server
+
+HTMX = {"HX-Request": "true"}
+
+
+def csrf_token(client: httpx.Client) -> str:
+    """The CSRF token the home page embeds for this client's browser cookie."""
+    page = client.get("/")
+    match = re.search(r'name="csrf_token" value="([0-9a-f]{64})"', page.text)
+    assert match, "the home page carries a CSRF token"
+    return match.group(1)
+
+
+def log_length(server: Server, game_id: str) -> int:
+    """How many actions the game's log holds, read from the server's database file."""
+    database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
+    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
+        (count,) = connection.execute(
+            "SELECT count(*) FROM actions WHERE game_id = ?", (game_id,)
+        ).fetchone()
+    return int(count)
