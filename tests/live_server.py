@@ -22,12 +22,15 @@ def _free_port() -> int:
 
 
 class Server:
-    """A uvicorn process serving Penta on loopback with its own data directory."""
+    """A uvicorn process serving Penta on loopback with its own data directory.
+
+    It can be killed (SIGKILL, as a crash) and restarted on the same data and port.
+    """
 
     def __init__(self, data_dir: Path, strategy_table: Path, **env: str) -> None:
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        environment = {
+        self.environment = {
             **os.environ,
             "PENTA_DATA_DIR": str(data_dir),
             "PENTA_STRATEGY_TABLE": str(strategy_table),
@@ -36,7 +39,11 @@ class Server:
             **env,
         }
         data_dir.mkdir(parents=True)
-        self.log = (data_dir / "server.log").open("w")
+        self.log_path = data_dir / "server.log"
+        self.log = self.log_path.open("w")
+        self._start()
+
+    def _start(self) -> None:
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -52,7 +59,7 @@ class Server:
                 "1",
             ],
             cwd=ROOT,
-            env=environment,
+            env=self.environment,
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
@@ -69,6 +76,16 @@ class Server:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("the server did not become healthy")
+
+    def kill(self) -> None:
+        """Crash the server: SIGKILL, no shutdown of any kind."""
+        self.process.kill()
+        self.process.wait(timeout=10)
+
+    def restart(self) -> None:
+        """Start the server again on the same data directory and port, once it has ended."""
+        assert self.process.poll() is not None, "the server is still running"
+        self._start()
 
     def stop(self) -> None:
         self.process.terminate()
