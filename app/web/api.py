@@ -26,9 +26,11 @@ from app.web.schemas import (
     VersionIn,
 )
 
-_ERRORS = {
+ERROR_RESPONSES = {
+    # What any operation may refuse with, each an ErrorOut: the router documents them all.
     status: {"model": ErrorOut, "description": description}
     for status, description in (
+        (400, "Unreadable body (not JSON, or not UTF-8)"),
         (403, "Not your seat, or not your turn"),
         (404, "No such game"),
         (409, "Not allowed now (illegal by the rules, stale, or the wrong phase)"),
@@ -40,7 +42,7 @@ _RATE_LIMITED = {
     429: {"model": ErrorOut, "description": "Too many from your address: see Retry-After"}
 }
 
-router = APIRouter(prefix="/api/v1", tags=["games"], responses=_ERRORS)  # type: ignore[arg-type]
+router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
 
 def _out(request: Request, view: GameView) -> GameOut:

@@ -35,7 +35,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, error: HTTPException) -> Response:
-        codes = {404: "not_found", 413: "too_large"}
+        codes = {400: "malformed", 404: "not_found", 413: "too_large"}
         code = codes.get(error.status_code, "http_error")
         return error_response(request, error.status_code, code, str(error.detail), error.headers)
 

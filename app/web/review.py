@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.service.reviews import game_review
+from app.web.api import ERROR_RESPONSES
 from app.web.chart import expected_chart
 from app.web.deps import ServiceDep, TemplatesDep
 from app.web.pages import page_context
@@ -26,7 +27,11 @@ def review_page(
     return templates.TemplateResponse(request, "review.html", context)
 
 
-@router.get("/api/v1/games/{game_id}/review", tags=["games"])
+@router.get(
+    "/api/v1/games/{game_id}/review",
+    tags=["games"],
+    responses=ERROR_RESPONSES,  # type: ignore[arg-type]
+)
 def review_api(request: Request, game_id: str, service: ServiceDep) -> ReviewOut:
     """The review of a finished game (409 before the end)."""
     view, players = game_review(service.database, service.strategy, game_id)
