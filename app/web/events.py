@@ -8,7 +8,6 @@ per version, language and seat, however many people watch.
 from __future__ import annotations
 
 import asyncio
-import json
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
@@ -40,6 +39,7 @@ class LiveViews:
         self._views: dict[str, GameView] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._renderings: OrderedDict[tuple[str, int, str, int | None], str] = OrderedDict()
+        self._rendering: dict[tuple[str, int, str, int | None], asyncio.Lock] = {}
 
     async def view(self, game_id: str, at_least: int) -> GameView:
         """The game at ``at_least`` or newer."""
@@ -55,16 +55,24 @@ class LiveViews:
             return cached
 
     async def rendering(
-        self, view: GameView, language: str, seat: int | None, make: Callable[[], str]
+        self, view: GameView, kind: str, seat: int | None, make: Callable[[], str]
     ) -> str:
-        key = (view.id, view.version, language, seat)
-        html = self._renderings.get(key)
-        if html is None:
-            html = await to_thread.run_sync(make)
-            self._renderings[key] = html
-            while len(self._renderings) > _CACHE_SIZE:
-                self._renderings.popitem(last=False)
-        return html
+        """The event ``make`` renders of ``view`` for ``kind`` (the page and language, or
+        the API) and ``seat``: made once, however many readers wake for it at once."""
+        key = (view.id, view.version, kind, seat)
+        event = self._renderings.get(key)
+        if event is not None:
+            return event
+        # The first reader renders; the others wait for it, then find the event kept.
+        async with self._rendering.setdefault(key, asyncio.Lock()):
+            event = self._renderings.get(key)
+            if event is None:
+                event = await to_thread.run_sync(make)
+                self._renderings[key] = event
+                while len(self._renderings) > _CACHE_SIZE:
+                    self._renderings.popitem(last=False)
+        self._rendering.pop(key, None)
+        return event
 
     def forget(self, game_id: str) -> None:
         """Drop what is kept of a game nobody watches any more."""
@@ -149,7 +157,7 @@ async def page_events(
         def make() -> str:
             with i18n.language(language) as current:
                 name = "fragments/lobby.html" if page == "lobby" else "fragments/board.html"
-                return render(
+                html = render(
                     templates,
                     name,
                     game=view,
@@ -161,11 +169,11 @@ async def page_events(
                     auto_seconds=auto_seconds,
                     hints=hints_for(service, view, seat),
                 )
+            return sse("update", view.version, html)
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
-        html = await live.rendering(view, f"{page}:{language}", seat, make)
-        yield sse("update", view.version, html)
+        yield await live.rendering(view, f"{page}:{language}", seat, make)
 
     return _event_stream(
         _stream(request, game_id, _start_version(last_event_id, version), render_event)
@@ -183,11 +191,13 @@ async def api_events(
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
     base_url = str(request.base_url)
+    live: LiveViews = request.app.state.live_views
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
-        yield sse(
-            "game", view.version, json.dumps(GameOut.of(view, base_url).model_dump(mode="json"))
-        )
+        def make() -> str:
+            return sse("game", view.version, GameOut.of(view, base_url).model_dump_json())
+
+        yield await live.rendering(view, f"api:{base_url}", None, make)
 
     return _event_stream(
         _stream(request, game_id, _start_version(last_event_id, None), render_event)
