@@ -50,8 +50,12 @@ extract: $(VENV)/.runtime
 strategy: $(VENV)/.runtime
 	$(BIN)/python -m app.strategy build
 
+## The benchmarks, each printing its figures: the computer player, load against a bare
+## FastAPI+SQLite baseline, live-event latency (real uvicorn processes on loopback).
 bench: $(VENV)/.dev
 	$(BIN)/python bench/strategy.py
+	$(BIN)/python bench/load.py
+	$(BIN)/python bench/live.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

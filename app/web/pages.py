@@ -95,13 +95,13 @@ class Board:
         )
 
 
-def get_board(
+async def get_board(
     request: Request, game_id: str, service: ServiceDep, templates: TemplatesDep
 ) -> Board:
     return Board(request, templates, service, game_id, request.cookies.get(seat_cookie(game_id)))
 
 
-def form_expect(turn: TurnField = None, roll: TurnField = None) -> Expect:
+async def form_expect(turn: TurnField = None, roll: TurnField = None) -> Expect:
     """What the page showed when the player acted: the turn and the rolls made in it."""
     return Expect(turn=turn, roll=roll)
 
