@@ -7,12 +7,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
-from app.i18n import LOCALES_DIR
 from app.settings import Settings
 from app.strategy import StrategyProvider
 from app.web.factory import create_app
