@@ -2,15 +2,27 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import sqlite3
+from collections.abc import Coroutine
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any, TypeVar
 
 import httpx
 
 from tests.live_server import Server
 
 HTMX = {"HX-Request": "true"}
+T = TypeVar("T")
+
+
+def run_async(coroutine: Coroutine[Any, Any, T]) -> T:
+    """Run ``coroutine`` to its end on a new event loop in a thread of its own (the
+    Playwright tests leave a loop running in the main thread for the rest of the session)."""
+    with ThreadPoolExecutor(max_workers=1) as thread:
+        return thread.submit(asyncio.run, coroutine).result()
 
 
 def csrf_token(client: httpx.Client) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.hardening.conftest import HTMX, csrf_token, log_length
+from tests.hardening.conftest import HTMX, csrf_token, log_length, run_async
 from tests.live_server import Server
 
 pytestmark = pytest.mark.slow
@@ -77,7 +77,7 @@ def test_the_same_api_action_twenty_times_at_once_applies_once(
             assert sum(points is not None for points in game["players"][0]["boxes"].values()) == 13
             return rounds
 
-    assert asyncio.run(play()) == 39  # thirteen turns of two rolls and a score
+    assert run_async(play()) == 39  # thirteen turns of two rolls and a score
 
 
 def test_the_same_form_post_twenty_times_at_once_applies_once(
@@ -124,4 +124,4 @@ def test_the_same_form_post_twenty_times_at_once_applies_once(
             assert game["round"] == 6
             assert sum(points is not None for points in game["players"][0]["boxes"].values()) == 5
 
-    asyncio.run(play())
+    run_async(play())
