@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Sequence
+from functools import cache
 from itertools import combinations_with_replacement
 
 from app.rules.boxes import (
@@ -65,6 +66,13 @@ def box_points(box: Box, dice: Sequence[int]) -> int:
     >>> box_points(Box.FULL_HOUSE, (4, 4, 4, 4, 4))
     0
     """
+    return _points(box, tuple(sorted(dice)))
+
+
+@cache
+def _points(box: Box, dice: tuple[int, ...]) -> int:
+    # Kept for each box and sorted roll (13 x 252 at most): every view of a game asks for
+    # the points of its dice in every box, more than once.
     counts = sorted(Counter(dice).values())
     values = set(dice)
     match box:
