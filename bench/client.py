@@ -37,6 +37,21 @@ class Connection:
     async def request(
         self, method: str, path: str, body: Any = None, headers: dict[str, str] | None = None
     ) -> Answer:
+        """Send a request and read its answer. A kept-alive connection that the server has
+        closed meanwhile (idle too long) is opened again and the request sent once more: it
+        closed without a byte of answer, so the request never reached the app."""
+        reused = self._writer is not None
+        try:
+            return await self._exchange(method, path, body, headers)
+        except (asyncio.IncompleteReadError, ConnectionResetError) as error:
+            if not reused or (isinstance(error, asyncio.IncompleteReadError) and error.partial):
+                raise
+            await self.close()
+            return await self._exchange(method, path, body, headers)
+
+    async def _exchange(
+        self, method: str, path: str, body: Any, headers: dict[str, str] | None
+    ) -> Answer:
         if self._writer is None:
             self._reader, self._writer = await asyncio.open_connection(self.host, self.port)
         assert self._reader is not None
