@@ -1,4 +1,4 @@
-"""Games as of a version, kept in memory, and the one-statement writes that move them on.
+"""Games as of a version, kept in memory, and the Core reads and writes that move them on.
 
 Loading a game through the ORM and replaying its whole log took most of the time of every
 request (profiled: about 4 ms of 10 ms per action). A :class:`Snapshot` is the game's row,
