@@ -26,8 +26,8 @@ from app.web.schemas import (
     VersionIn,
 )
 
+# What any operation may refuse with, each an ErrorOut: the router documents them all.
 ERROR_RESPONSES = {
-    # What any operation may refuse with, each an ErrorOut: the router documents them all.
     status: {"model": ErrorOut, "description": description}
     for status, description in (
         (400, "Unreadable body (not JSON, or not UTF-8)"),
