@@ -212,6 +212,18 @@ def _players(match: re.Match[str]) -> str:
     ) % {"num": count}
 
 
+def _rate_limited(match: re.Match[str]) -> str:
+    return gettext(N_("too many requests from your address: try again in %(seconds)d s")) % {
+        "seconds": int(match[1])
+    }
+
+
+def _too_large(match: re.Match[str]) -> str:
+    return gettext(N_("the request is too large: at most %(bytes)d bytes")) % {
+        "bytes": int(match[1])
+    }
+
+
 def _started(_match: re.Match[str]) -> str:
     return gettext("the game has already started")
 
@@ -227,11 +239,14 @@ ERROR_PATTERNS: tuple[tuple[re.Pattern[str], _Fields], ...] = (
     (re.compile(r"a name has at most (\d+) characters?"), _name_length),
     (re.compile(r"a game has at most (\d+) players?"), _players),
     (re.compile(r"cannot .+ a game that has started"), _started),
+    (re.compile(r"too many requests from your address: try again in (\d+) s"), _rate_limited),
+    (re.compile(r"the request is too large: at most (\d+) bytes"), _too_large),
 )
 """Messages the rules and the service build around a value: a pattern and its rebuilding."""
 
 ERROR_CODES: dict[str, str] = {
     "invalid": N_("some of the fields sent are not valid"),
+    "malformed": N_("the request could not be read"),
 }
 """Codes whose messages come from the framework (form validation): one message per code."""
 
