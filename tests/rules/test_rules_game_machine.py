@@ -36,12 +36,7 @@ from app.rules import (
     Roll,
     Score,
 )
-
-die = st.integers(min_value=1, max_value=6)
-dice_strategy = st.one_of(
-    st.tuples(die, die, die, die, die), die.map(lambda face: (face, face, face, face, face))
-)
-holds = st.tuples(*[st.booleans()] * 5)
+from tests.rules.strategies import dice_strategy, holds
 
 
 def count(name: str) -> None:
