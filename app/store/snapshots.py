@@ -20,11 +20,12 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import Connection, CursorResult, bindparam, insert, inspect, select, update
+from sqlalchemy import Connection, Dialect, bindparam, insert, inspect, select, update
 from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
 
 from app.rules import Action, Game
+from app.store.driver import DriverStatement
 from app.store.log import action_row, replay_log, stored_action
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
 
@@ -53,11 +54,36 @@ _ADVANCE = (
     .values({column: bindparam(column) for column in _ADVANCING})
 )
 _LOG = insert(ActionRecord)
+_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer")
 _FINAL_TOTAL = (
     update(PlayerRecord)
     .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
     .values(final_total=bindparam("total"))
 )
+
+
+@dataclass(frozen=True)
+class _HotStatements:
+    """The statements of every move, compiled for one dialect (see :mod:`app.store.driver`)."""
+
+    version: DriverStatement
+    advance: DriverStatement
+    log: DriverStatement
+
+
+_HOT: dict[tuple[str, str, str], _HotStatements] = {}
+
+
+def _hot(dialect: Dialect) -> _HotStatements:
+    key = (dialect.name, dialect.driver, dialect.paramstyle)
+    hot = _HOT.get(key)
+    if hot is None:
+        hot = _HOT[key] = _HotStatements(
+            DriverStatement(_VERSION, dialect),
+            DriverStatement(_ADVANCE, dialect),
+            DriverStatement(_LOG, dialect, column_keys=_LOGGED),
+        )
+    return hot
 
 
 @dataclass(frozen=True)
@@ -80,8 +106,8 @@ class StaleWriteError(Exception):
 
 def current_version(connection: Connection, game_id: str) -> int | None:
     """The game's version in the connection's transaction, or None if there is no such game."""
-    version: int | None = connection.execute(_VERSION, {"game_id": game_id}).scalar_one_or_none()
-    return version
+    row = _hot(connection.dialect).version.execute(connection, {"game_id": game_id}).fetchone()
+    return None if row is None else int(row[0])
 
 
 def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
@@ -143,13 +169,14 @@ def write_actions(
     values = {column: changes.get(column, getattr(record, column)) for column in _ADVANCING}
     if not changes.keys() <= values.keys():
         raise ValueError(f"an action changes only {', '.join(_ADVANCING)}")
-    updated: CursorResult[Any] = connection.execute(
-        _ADVANCE, {"of_game": record.id, "of_version": record.version, **values}
+    hot = _hot(connection.dialect)
+    updated = hot.advance.execute(
+        connection, {"of_game": record.id, "of_version": record.version, **values}
     )
     if updated.rowcount != 1:
         raise StaleWriteError(record.id)
     if rows:
-        connection.execute(_LOG, rows)
+        hot.log.execute_many(connection, rows)
     if final_totals:
         connection.execute(
             _FINAL_TOTAL,
