@@ -78,7 +78,8 @@ class ComputerRunner:
 
     async def _step(self, game_id: str) -> None:
         try:
-            delay = await to_thread.run_sync(self.service.play_for_computer, game_id)
+            # On the loop, as the routes' moves: a step is a fraction of a millisecond.
+            delay = self.service.play_for_computer(game_id)
         except ServiceError:
             return
         except Exception:

@@ -44,6 +44,12 @@ _RATE_LIMITED = {
 
 router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
+# The routes that read or play a game are ``async def``: they call the service on the event
+# loop. A move takes a fraction of a millisecond of CPU and SQLite takes one writer at a time
+# anyway, so a thread gains nothing, while the trip through the thread pool, and the GIL
+# passed back and forth between its threads and the loop, cost more than the move itself
+# under load (bench/load.py). The lobby's routes, which go through the ORM, stay ``def``.
+
 
 def _out(request: Request, view: GameView) -> GameOut:
     return GameOut.of(view, str(request.base_url))
@@ -74,7 +80,7 @@ def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Respon
 
 
 @router.get("/games/{game_id}", response_model=GameOut)
-def get_game(request: Request, game_id: str, service: ServiceDep) -> Response:
+async def get_game(request: Request, game_id: str, service: ServiceDep) -> Response:
     """The game as it is now."""
     return _game(request, service.get(game_id))
 
@@ -86,7 +92,7 @@ def start_game(request: Request, game_id: str, service: ServiceDep, token: Beare
 
 
 @router.post("/games/{game_id}/roll", response_model=GameOut)
-def roll(
+async def roll(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: RollIn
 ) -> Response:
     """Roll the dice not in ``hold`` (``[]`` on the first roll)."""
@@ -95,7 +101,7 @@ def roll(
 
 
 @router.post("/games/{game_id}/score", response_model=GameOut)
-def score(
+async def score(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ScoreIn
 ) -> Response:
     """Record the dice in a box."""
@@ -104,7 +110,7 @@ def score(
 
 
 @router.post("/games/{game_id}/auto", response_model=GameOut)
-def auto(
+async def auto(
     request: Request,
     game_id: str,
     service: ServiceDep,
@@ -117,7 +123,7 @@ def auto(
 
 
 @router.get("/games/{game_id}/advice")
-def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceOut:
+async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceOut:
     """The optimal player's advice for the player to move (that player's token only)."""
     result = service.advice(game_id, token)
     if result is None:

@@ -156,20 +156,25 @@ def game_page(
     return templates.TemplateResponse(request, template, context)
 
 
+# The game's fragments and actions are ``async def``, as the API's moves are (see app/web/api.py).
+
+
 @router.get("/games/{game_id}/board", response_class=HTMLResponse)
-def board(board: BoardDep) -> Response:
+async def board(board: BoardDep) -> Response:
     """The game's fragments as they are now: what a page fetches to resync."""
     return board.fragments()
 
 
 @router.post("/games/{game_id}/roll", dependencies=[CsrfDep])
-def roll(board: BoardDep, expect: ExpectDep) -> Response:
+async def roll(board: BoardDep, expect: ExpectDep) -> Response:
     """Roll the dice that are not held."""
     return board.act(lambda service: service.roll(board.game_id, board.secret, expect=expect))
 
 
 @router.post("/games/{game_id}/dice/{die}", dependencies=[CsrfDep])
-def hold(board: BoardDep, expect: ExpectDep, die: int, held: Annotated[bool, Form()]) -> Response:
+async def hold(
+    board: BoardDep, expect: ExpectDep, die: int, held: Annotated[bool, Form()]
+) -> Response:
     """Hold (``held=true``) or release one die."""
     return board.act(
         lambda service: service.set_hold(board.game_id, board.secret, die, held, expect=expect)
@@ -177,19 +182,21 @@ def hold(board: BoardDep, expect: ExpectDep, die: int, held: Annotated[bool, For
 
 
 @router.post("/games/{game_id}/score", dependencies=[CsrfDep])
-def score(board: BoardDep, expect: ExpectDep, box: Annotated[str, Form(max_length=40)]) -> Response:
+async def score(
+    board: BoardDep, expect: ExpectDep, box: Annotated[str, Form(max_length=40)]
+) -> Response:
     """Record the dice in the selected box: the Confirm turn button."""
     return board.act(lambda service: service.score(board.game_id, board.secret, box, expect=expect))
 
 
 @router.post("/games/{game_id}/auto", dependencies=[CsrfDep])
-def auto(board: BoardDep, expect: ExpectDep) -> Response:
+async def auto(board: BoardDep, expect: ExpectDep) -> Response:
     """The countdown ran out after the third roll: record the computer's box."""
     return board.act(lambda service: service.auto(board.game_id, board.secret, expect=expect))
 
 
 @router.post("/games/{game_id}/hints", dependencies=[CsrfDep])
-def hints(board: BoardDep, enabled: Annotated[bool, Form()]) -> Response:
+async def hints(board: BoardDep, enabled: Annotated[bool, Form()]) -> Response:
     """Turn one's own hints on or off."""
     return board.act(lambda service: service.set_hints(board.game_id, board.secret, enabled))
 
