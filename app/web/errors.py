@@ -12,6 +12,7 @@ from starlette.exceptions import HTTPException
 from app import i18n
 from app.service.errors import ServiceError
 from app.web.limits import RateLimitedError
+from app.web.middleware import API_PREFIX
 from app.web.templating import render
 
 
@@ -49,7 +50,7 @@ def error_response(
 ) -> Response:
     """The answer to a refused request: ``{"error": {"code", "message"}}`` for the API and
     for clients that do not ask for HTML, a flash fragment for htmx, else an error page."""
-    if request.url.path.startswith("/api/") or (
+    if request.url.path.startswith(API_PREFIX) or (
         "text/html" not in request.headers.get("accept", "")
         and not request.headers.get("hx-request")
     ):

@@ -16,6 +16,7 @@ CSRF_COOKIE = "penta_csrf"
 LANGUAGE_COOKIE = "penta_lang"
 CSRF_HEADER = "x-csrf-token"
 CSRF_FIELD = "csrf_token"
+API_PREFIX = "/api/"
 _CSRF_COOKIE = CSRF_COOKIE + "={browser}; Path=/; HttpOnly; SameSite=Lax"
 
 CONTENT_SECURITY_POLICY = "; ".join(
@@ -39,6 +40,9 @@ SECURITY_HEADERS = {
     "x-frame-options": "DENY",
     "cross-origin-opener-policy": "same-origin",
 }
+_RAW_SECURITY_HEADERS = tuple(
+    (name.encode("latin-1"), value.encode("latin-1")) for name, value in SECURITY_HEADERS.items()
+)
 
 
 def csrf_token(secret_key: str, browser: str) -> str:
@@ -49,7 +53,8 @@ def csrf_token(secret_key: str, browser: str) -> str:
 class BrowserMiddleware:
     """Adds the security headers, gives each browser a CSRF cookie and picks the language.
 
-    ``scope["state"]`` receives ``csrf_token`` and ``language`` for the routes and templates.
+    ``scope["state"]`` receives ``csrf_token`` and ``language`` for the routes and templates
+    (the API's ``csrf_token`` is empty: it has no forms).
     Every cookie the app sets is marked ``Secure`` when the request came over HTTPS (as
     uvicorn sees it, after the headers of a trusted proxy) or ``secure_cookies`` is set.
     """
@@ -64,30 +69,44 @@ class BrowserMiddleware:
             await self.app(scope, receive, send)
             return
         cookies = _cookies(scope)
-        browser = cookies.get(CSRF_COOKIE)
-        new_browser = not browser or len(browser) > 64
-        if new_browser:
-            browser = secrets.token_urlsafe(32)
-        assert browser is not None
         state = scope.setdefault("state", {})
-        state["csrf_token"] = csrf_token(self.secret_key, browser)
         state["language"] = _language(cookies.get(LANGUAGE_COOKIE), scope)
+        browser = cookies.get(CSRF_COOKIE)
+        new_browser = False
+        if scope["path"].startswith(API_PREFIX):
+            # Bots hold their seats by bearer tokens and post no forms: no CSRF cookie.
+            state["csrf_token"] = ""
+        else:
+            new_browser = not browser or len(browser) > 64
+            if new_browser:
+                browser = secrets.token_urlsafe(32)
+            assert browser is not None
+            state["csrf_token"] = csrf_token(self.secret_key, browser)
 
         secure = self.secure_cookies or scope.get("scheme") == "https"
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = MutableHeaders(scope=message)
-                for name, value in SECURITY_HEADERS.items():
-                    headers.setdefault(name, value)
-                if new_browser:
-                    headers.append("set-cookie", _CSRF_COOKIE.format(browser=browser))
-                if secure:
-                    _mark_cookies_secure(headers)
+                _add_security_headers(message)
+                if new_browser or secure:
+                    headers = MutableHeaders(scope=message)
+                    if new_browser:
+                        headers.append("set-cookie", _CSRF_COOKIE.format(browser=browser))
+                    if secure:
+                        _mark_cookies_secure(headers)
             await send(message)
 
         with i18n.language(state["language"]):
             await self.app(scope, receive, send_with_headers)
+
+
+def _add_security_headers(message: Message) -> None:
+    """Add each of the security headers that the response does not set itself."""
+    headers = message.setdefault("headers", [])
+    present = {name.lower() for name, _value in headers}
+    missing = [header for header in _RAW_SECURITY_HEADERS if header[0] not in present]
+    if missing:
+        message["headers"] = [*headers, *missing]
 
 
 def _mark_cookies_secure(headers: MutableHeaders) -> None:
