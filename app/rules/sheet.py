@@ -82,7 +82,7 @@ class Scoresheet:
     @property
     def used_count(self) -> int:
         """How many boxes hold a score."""
-        return sum(score is not None for score in self.scores)
+        return len(self.scores) - self.scores.count(None)
 
     @property
     def is_full(self) -> bool:
