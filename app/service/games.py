@@ -20,7 +20,7 @@ from app.rules import (
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
-from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
+from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.lobby import Lobby
 from app.service.records import load_game, now, seat_of, seconds_left
 from app.service.views import GameView
@@ -243,13 +243,6 @@ class GameService(Lobby):
         view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view
-
-    def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
-        """The game as the connection's transaction sees it, or 404."""
-        snapshot = self.snapshots.load(connection, game_id)
-        if snapshot is None:
-            raise NotFoundError("not_found", "there is no such game")
-        return snapshot
 
     @staticmethod
     def _record(

@@ -5,7 +5,10 @@ from __future__ import annotations
 import secrets
 from collections.abc import Callable
 
-from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from sqlalchemy import Connection
+
+from app.rules import Game
+from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service.records import (
     TURN_TIMERS,
     clean_name,
@@ -21,7 +24,7 @@ from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import replay
 from app.store.models import GameRecord, GameStatus, PlayerRecord
-from app.store.snapshots import Snapshots, snapshot_of
+from app.store.snapshots import Snapshot, Snapshots, insert_game, snapshot_of, write_actions
 
 ChangeListener = Callable[[str, int], None]
 """Told ``(game_id, version)`` after every committed change."""
@@ -41,12 +44,35 @@ class Lobby:
         if turn_seconds not in TURN_TIMERS:
             raise InvalidError("invalid_timer", "the turn timer is off, 30, 60 or 120 seconds")
         secret = new_secret()
-        with self.database.writing() as session:
-            record = GameRecord(id=secrets.token_urlsafe(8), turn_seconds=turn_seconds)
-            record.players.append(PlayerRecord(seat=0, name=name, secret_hash=hash_secret(secret)))
-            session.add(record)
-            session.flush()
-            snapshot = snapshot_of(record, replay(record), logged=0)
+        moment = now()
+        record = GameRecord(
+            id=secrets.token_urlsafe(8),
+            status=GameStatus.WAITING.value,
+            version=1,
+            turn_seconds=turn_seconds,
+            rematch_id=None,
+            started_at=None,
+            finished_at=None,
+            turn_started_at=None,
+            created_at=moment,
+            updated_at=moment,
+        )
+        record.players.append(
+            PlayerRecord(
+                game_id=record.id,
+                seat=0,
+                name=name,
+                computer=False,
+                secret_hash=hash_secret(secret),
+                final_total=None,
+                hints=False,
+                used_hints=False,
+            )
+        )
+        # Core statements, as for every move: a game is created for every game played,
+        # and through an ORM session that cost as much as a dozen moves.
+        with self.database.write_connection() as connection:
+            snapshot = insert_game(connection, record, Game.new(1))
         self.snapshots.keep(snapshot)
         view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
@@ -80,15 +106,26 @@ class Lobby:
 
     def start(self, game_id: str, secret: str | None) -> GameView:
         """The host starts the game."""
-
-        def begin(record: GameRecord) -> None:
+        with self.database.write_connection() as connection:
+            snapshot = self._snapshot(connection, game_id)
+            record = snapshot.record
             require_host(record, secret)
             if record.status != GameStatus.WAITING:
                 raise ConflictError("already_started", "the game has already started")
-            record.status = GameStatus.PLAYING.value
-            record.started_at = record.turn_started_at = now()
-
-        return self._change_lobby(game_id, begin)
+            moment = now()
+            changes = {
+                "version": record.version + 1,
+                "status": GameStatus.PLAYING.value,
+                "started_at": moment,
+                "turn_started_at": moment,
+                "updated_at": moment,
+            }
+            state = Game.new(len(record.players))
+            snapshot = write_actions(connection, snapshot, 0, [], state, changes, by_computer=False)
+        self.snapshots.keep(snapshot)
+        view = GameView.of(snapshot.record, snapshot.state)
+        self._changed(view)
+        return view
 
     def rematch(self, game_id: str, secret: str | None) -> str:
         """A new game with the same players, started at once; its id. Any seat may ask, once:
@@ -135,6 +172,13 @@ class Lobby:
         view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view
+
+    def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
+        """The game as the connection's transaction sees it, or 404."""
+        snapshot = self.snapshots.load(connection, game_id)
+        if snapshot is None:
+            raise NotFoundError("not_found", "there is no such game")
+        return snapshot
 
     def _changed(self, view: GameView) -> None:
         for listener in self.listeners:

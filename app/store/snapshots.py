@@ -46,8 +46,8 @@ _ACTIONS = (
     .where(ActionRecord.game_id == bindparam("game_id"))
     .order_by(ActionRecord.number)
 )
-_ADVANCING = ("version", "status", "updated_at", "turn_started_at", "finished_at")
-"""The columns of a game's row that an action may change."""
+_ADVANCING = ("version", "status", "updated_at", "started_at", "turn_started_at", "finished_at")
+"""The columns of a game's row that a move (or the start) may change."""
 _ADVANCE = (
     update(GameRecord)
     .where(GameRecord.id == bindparam("of_game"), GameRecord.version == bindparam("of_version"))
@@ -128,6 +128,14 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     return Snapshot(record, state, len(actions))
 
 
+def insert_game(connection: Connection, record: GameRecord, state: Game) -> Snapshot:
+    """Insert a new game's row and seats (``record``, with every column set, and its
+    ``players``) in the connection's transaction; its snapshot, whose state is ``state``."""
+    connection.execute(insert(GameRecord), [_columns(record)])
+    connection.execute(insert(PlayerRecord), [_columns(player) for player in record.players])
+    return snapshot_of(record, state, logged=0)
+
+
 def snapshot_of(record: GameRecord, state: Game, logged: int | None = None) -> Snapshot:
     """The snapshot of a record loaded with its seats, its state and the length of its log
     (``len(record.actions)`` unless given)."""
@@ -145,9 +153,9 @@ def write_actions(
     by_computer: bool,
     final_totals: Mapping[int, int] | None = None,
 ) -> Snapshot:
-    """Log ``actions`` after the snapshot's log and update the game's row with ``changes``
-    (``version`` among them; any of ``_ADVANCING``), in the connection's transaction; the
-    snapshot that results.
+    """Log ``actions`` (by ``seat``; none when the game starts) after the snapshot's log and
+    update the game's row with ``changes`` (``version`` among them; any of ``_ADVANCING``),
+    in the connection's transaction; the snapshot that results.
 
     The row is updated only if it is still at the snapshot's version (else
     :class:`StaleWriteError`), so a write planned on an old snapshot can never land.

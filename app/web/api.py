@@ -44,11 +44,12 @@ _RATE_LIMITED = {
 
 router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
-# The routes that read or play a game are ``async def``: they call the service on the event
-# loop. A move takes a fraction of a millisecond of CPU and SQLite takes one writer at a time
-# anyway, so a thread gains nothing, while the trip through the thread pool, and the GIL
-# passed back and forth between its threads and the loop, cost more than the move itself
-# under load (bench/load.py). The lobby's routes, which go through the ORM, stay ``def``.
+# The routes that create, start, read or play a game are ``async def``: they call the
+# service on the event loop. A move takes a fraction of a millisecond of CPU and SQLite
+# takes one writer at a time anyway, so a thread gains nothing, while the trip through the
+# thread pool, and the GIL passed back and forth between its threads and the loop, cost
+# more than the move itself under load (bench/load.py). Joining and adding a computer,
+# which go through the ORM, stay ``def``.
 
 
 def _out(request: Request, view: GameView) -> GameOut:
@@ -73,7 +74,7 @@ def _game(request: Request, view: GameView) -> Response:
     dependencies=[CreateLimit],
     responses=_RATE_LIMITED,  # type: ignore[arg-type]
 )
-def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
+async def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
     """A waiting game with you as host in seat 0; keep the token, it is your seat."""
     view, token = service.create(body.name, turn_seconds=body.turn_seconds)
     return _json(SeatOut(game=_out(request, view), token=token), 201)
@@ -86,7 +87,9 @@ async def get_game(request: Request, game_id: str, service: ServiceDep) -> Respo
 
 
 @router.post("/games/{game_id}/start", response_model=GameOut)
-def start_game(request: Request, game_id: str, service: ServiceDep, token: BearerDep) -> Response:
+async def start_game(
+    request: Request, game_id: str, service: ServiceDep, token: BearerDep
+) -> Response:
     """Start the game (host only)."""
     return _game(request, service.start(game_id, token))
 

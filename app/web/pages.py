@@ -116,7 +116,7 @@ def home(request: Request, templates: TemplatesDep) -> Response:
 
 
 @router.post("/games", dependencies=[CsrfDep, CreateLimit])
-def create_game(
+async def create_game(
     request: Request,
     service: ServiceDep,
     templates: TemplatesDep,
