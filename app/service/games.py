@@ -185,6 +185,12 @@ class GameService(Lobby):
         def actions(state: Game) -> list[Action]:
             if not 0 <= die < len(state.turn.held):
                 raise InvalidError("invalid_die", "dice are numbered 0 to 4")
+            if state.turn.held[die] == held:
+                # A second click, or another tab, asking for what the first one did:
+                # refused as stale like any repeated action, so that it logs nothing.
+                raise ConflictError(
+                    "stale", "the game has moved on since you saw it: here it is now"
+                )
             holds = list(state.turn.held)
             holds[die] = held
             return [Hold(tuple(holds))]

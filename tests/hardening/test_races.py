@@ -3,8 +3,10 @@
 Two tabs or a double click send the same action with the same expectation (the API's
 ``version``, the page's ``turn`` and ``roll``); the server takes the write lock before it
 reads, so exactly one request applies and the 19 others are refused as stale (409) against
-a real uvicorn process. Each round checks the statuses, the log (exactly one more row) and
-that the winner's answer is the game as it now is.
+a real uvicorn process. Holding a die is a set, not a toggle: the copies of a hold that has
+applied change nothing, and are refused as stale too, so nothing is logged twice. Each
+round checks the statuses, the log (exactly one more row) and that the winner's answer is
+the game as it now is.
 """
 
 from __future__ import annotations
@@ -108,6 +110,19 @@ def test_the_same_form_post_twenty_times_at_once_applies_once(
                     )
                     assert all('data-error-code="stale"' in loser.text for loser in losers)
                     assert log_length(server, game_id) == logged + 1
+                    # A die held twenty times at once (a double click, two tabs) is held once.
+                    die = (turn + roll) % 5
+                    logged = log_length(server, game_id)
+                    _, losers = await _fire(
+                        client,
+                        f"/games/{game_id}/dice/{die}",
+                        data={"held": "true", "turn": str(turn), "roll": str(roll + 1)},
+                        headers=headers,
+                    )
+                    assert all('data-error-code="stale"' in loser.text for loser in losers)
+                    assert log_length(server, game_id) == logged + 1
+                    game = (await client.get(f"/api/v1/games/{game_id}")).json()
+                    assert game["held"][die] is True
                 game = (await client.get(f"/api/v1/games/{game_id}")).json()
                 box = next(iter(game["options"]))
                 logged = log_length(server, game_id)
