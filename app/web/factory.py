@@ -42,6 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         upgrade(settings.resolved_database_url)
+        database.start_checkpoints()
         strategy.start()
         await runner.start()
         yield

@@ -1,0 +1,49 @@
+"""The database's write path: one connection for the moves, checkpoints off the event loop."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from app.store.database import Database
+
+
+def _wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.02)
+    return condition()
+
+
+def test_the_checkpointer_copies_the_log_into_the_database_from_its_own_thread(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "penta.db"
+    database = Database(f"sqlite:///{path}")
+    database.start_checkpoints(every=0.05)
+    try:
+        with database.write_connection() as connection:
+            connection.exec_driver_sql("CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT)")
+            for number in range(50):
+                connection.exec_driver_sql("INSERT INTO t (v) VALUES (?)", (f"{number:0200}",))
+            # The commits leave checkpoints to the thread: none of them copies the log.
+            assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 0
+            page = connection.exec_driver_sql("PRAGMA page_size").scalar()
+        # Until a checkpoint the database file holds only the page that says "WAL mode";
+        # the table's pages (10 kB of rows) are in the log.
+        assert _wait_until(lambda: path.stat().st_size >= 4 * page)
+    finally:
+        database.dispose()
+    assert database._checkpointer is None
+
+
+def test_without_the_checkpointer_the_commits_checkpoint_as_sqlite_does(tmp_path: Path) -> None:
+    database = Database(f"sqlite:///{tmp_path / 'penta.db'}")
+    try:
+        with database.write_connection() as connection:
+            assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1000
+    finally:
+        database.dispose()
