@@ -1,22 +1,28 @@
 """Load benchmark: N concurrent games against a real uvicorn process, next to a bare baseline.
 
-    .venv/bin/python bench/load.py [--games 200] [--seconds 15] [--think-ms 250]
+    .venv/bin/python bench/load.py [--games 200] [--rounds 5] [--think-ms 1000 500]
 
 Starts Penta (one uvicorn worker, SQLite, loopback only) and the baseline of
 ``bench/baseline_app.py`` (a bare FastAPI endpoint doing one SQLite write per request), then
-measures each in two phases with the same number of concurrent clients:
+measures each in phases with the same number of concurrent clients:
 
 * **saturation**: every client sends its next request as soon as the last one is answered,
   so the figure is the server's capacity in actions/s. At a fixed concurrency the latency
   here is set by Little's law (clients / throughput), not by the speed of one request.
-* **paced**: every client thinks ``--think-ms`` (±50 %, at random) between requests, as a
-  player or a bot does; the figures to watch are the latencies, p50 and p99.
+* **paced**, once for each ``--think-ms``: every client thinks that long (±50 %, at random)
+  between requests, as a player or a bot does; the figures to watch are the latencies, p50
+  and p99. At 1000 ms, 200 games offer about 200 actions/s, at 500 ms about 400: loads that
+  both servers carry, so the latencies are those of a server with room to spare. (At
+  250 ms they would offer 800 actions/s, more than Penta's capacity and near the
+  baseline's: the latency is then queueing, as in the saturation phase.)
 
 Each Penta client first creates and starts its game through the bot API (not measured), then
 plays it: rolls with holds and a score per round; a finished game is followed by a new one,
 whose creation counts as actions too. The baseline's client POSTs one write per request.
 The first second of each phase is a warm-up, not measured; each phase is bounded by
-``--seconds`` and ``--max-requests``. Prints a table with the ratios Penta / baseline.
+``--seconds`` and ``--max-requests``. The client runs on uvloop, as the servers do, so
+that it takes as little as it can of the two cores it shares with them. Prints a table and
+the ratios Penta / baseline round by round, with their median.
 """
 
 from __future__ import annotations
@@ -34,6 +40,8 @@ from contextlib import ExitStack
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import uvloop
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -207,7 +215,7 @@ def measure(
     def make(connection: Connection) -> PentaPlayer:
         return player(connection, budget, think_seconds)  # type: ignore[return-value]
 
-    return asyncio.run(run_phase(server.port, clients, budget, make))
+    return uvloop.run(run_phase(server.port, clients, budget, make))
 
 
 def raise_file_limit(needed: int) -> None:
@@ -220,14 +228,23 @@ def raise_file_limit(needed: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--games", type=int, default=200, help="concurrent games (and clients)")
-    parser.add_argument("--seconds", type=float, default=5.0, help="measured seconds per phase")
-    parser.add_argument("--rounds", type=int, default=3, help="phases of each, interleaved")
+    parser.add_argument("--seconds", type=float, default=4.0, help="measured seconds per phase")
+    parser.add_argument("--rounds", type=int, default=5, help="phases of each, interleaved")
     parser.add_argument("--max-requests", type=int, default=100_000, help="per phase")
-    parser.add_argument("--think-ms", type=float, default=250.0, help="paced phase think time")
+    parser.add_argument(
+        "--think-ms",
+        type=float,
+        nargs="+",
+        default=[1000.0, 500.0],
+        help="think times of the paced phases (one paced phase for each)",
+    )
     parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
     arguments = parser.parse_args()
-    if not 1 <= arguments.games <= 1000 or not 0 < arguments.seconds * arguments.rounds <= 300:
-        parser.error("at most 1000 games and 300 seconds per phase in all")
+    paces = [("saturation", 0.0)] + [(f"paced {ms:g} ms", ms) for ms in arguments.think_ms]
+    if not 1 <= arguments.games <= 1000 or not (
+        0 < arguments.seconds * arguments.rounds * len(paces) <= 600
+    ):
+        parser.error("at most 1000 games and 600 measured seconds per server in all")
     raise_file_limit(4 * arguments.games + 256)
     table = ensure_strategy_table(arguments.strategy_table)
     results: dict[tuple[str, str], list[Phase]] = {}
@@ -249,10 +266,11 @@ def main() -> None:
                 )
             ),
         }
-        # Rounds alternate which server goes first, so that a busy spell on the machine
-        # falls on both alike; the report takes the median round.
+        # Each phase of Penta runs next to the same phase of the baseline, in an order that
+        # alternates from round to round, and the ratios are taken round by round: this
+        # machine is shared, and its speed drifts by tens of percent within a minute.
         for round_number in range(arguments.rounds):
-            for pace, think_ms in (("saturation", 0.0), ("paced", arguments.think_ms)):
+            for pace, think_ms in paces:
                 order = ["penta", "baseline"][:: 1 if round_number % 2 == 0 else -1]
                 for kind in order:
                     print(f"round {round_number + 1}: {kind}, {pace}", file=sys.stderr, flush=True)
@@ -266,48 +284,57 @@ def main() -> None:
                             think_ms / 1000,
                         )
                     )
-    report(results, arguments)
+    report(results, [pace for pace, _ in paces], arguments)
 
 
-def _median(phases: list[Phase]) -> Phase:
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
+
+
+def _median_phase(phases: list[Phase]) -> Phase:
     """The phase of median throughput."""
     return sorted(phases, key=lambda phase: phase.throughput)[len(phases) // 2]
 
 
-def report(results: dict[tuple[str, str], list[Phase]], arguments: argparse.Namespace) -> None:
+def report(
+    results: dict[tuple[str, str], list[Phase]], paces: list[str], arguments: argparse.Namespace
+) -> None:
     print(
         f"\n{arguments.games} concurrent games; {arguments.rounds} rounds of "
-        f"{arguments.seconds:g} s per phase and server, the median round shown; paced think "
-        f"time {arguments.think_ms:g} ms ±50 %; one uvicorn worker, SQLite, loopback, "
-        f"{os.cpu_count()} cores, load average {os.getloadavg()[0]:.1f}\n"
+        f"{arguments.seconds:g} s per phase and server; paced phases: think time ±50 %; "
+        f"one uvicorn worker, SQLite, loopback, {os.cpu_count()} cores, load average "
+        f"{os.getloadavg()[0]:.1f}. Each row is the phase of median throughput.\n"
     )
     header = (
-        f"{'phase':<11} {'server':<9} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
+        f"{'phase':<16} {'server':<9} {'actions/s':>10} {'p50 ms':>8} {'p99 ms':>8} "
         f"{'requests':>9} {'errors':>7} {'cpu ms/action':>14}"
     )
     print(header)
     print("-" * len(header))
-    for pace in ("saturation", "paced"):
+    for pace in paces:
         for kind in ("penta", "baseline"):
-            phase = _median(results[kind, pace])
+            phase = _median_phase(results[kind, pace])
             cpu_ms = 1000 * phase.server_cpu / max(len(phase.latencies), 1)
             print(
-                f"{pace:<11} {kind:<9} {phase.throughput:>10.0f} {phase.percentile(0.5):>8.1f} "
+                f"{pace:<16} {kind:<9} {phase.throughput:>10.0f} {phase.percentile(0.5):>8.1f} "
                 f"{phase.percentile(0.99):>8.1f} {len(phase.latencies):>9} "
                 f"{sum(phase.errors.values()):>7} {cpu_ms:>14.2f}"
             )
     print()
-    for pace in ("saturation", "paced"):
-        penta, baseline = _median(results["penta", pace]), _median(results["baseline", pace])
+    for pace in paces:
+        pairs = list(zip(results["penta", pace], results["baseline", pace], strict=True))
+        ratios = [penta.throughput / baseline.throughput for penta, baseline in pairs]
+        p99 = [penta.percentile(0.99) for penta, _ in pairs]
+        base_p99 = [baseline.percentile(0.99) for _, baseline in pairs]
         print(
-            f"{pace}: Penta/baseline throughput {penta.throughput / baseline.throughput:.0%}; "
-            f"p99 {penta.percentile(0.99):.1f} ms (baseline {baseline.percentile(0.99):.1f} ms)"
+            f"{pace}: Penta/baseline throughput, round by round "
+            + " ".join(f"{ratio:.0%}" for ratio in ratios)
+            + f", median {_median(ratios):.0%}; Penta p99 ms "
+            + " ".join(f"{value:.1f}" for value in p99)
+            + f", median {_median(p99):.1f} (baseline {_median(base_p99):.1f})"
         )
-    rounds = ", ".join(
-        f"{kind} {pace} " + "/".join(f"{phase.throughput:.0f}" for phase in phases)
-        for (kind, pace), phases in results.items()
-    )
-    print(f"actions/s of every round: {rounds}")
 
 
 if __name__ == "__main__":
