@@ -58,7 +58,7 @@ class Box(StrEnum):
     @property
     def position(self) -> int:
         """The box's position on the scoresheet, 0 for Ones to 12 for Penta."""
-        return BOXES.index(self)
+        return _POSITIONS[self]
 
     @classmethod
     def for_face(cls, face: int) -> Box:
@@ -78,3 +78,4 @@ UPPER_BOXES: tuple[Box, ...] = BOXES[:6]
 LOWER_BOXES: tuple[Box, ...] = BOXES[6:]
 JOKER_LOWER_BOXES: tuple[Box, ...] = LOWER_BOXES[:-1]
 """The lower boxes a joker may take when its upper box is used (all but Penta itself)."""
+_POSITIONS: dict[Box, int] = {box: position for position, box in enumerate(BOXES)}

@@ -122,6 +122,12 @@ class Game:
 
     sheets: tuple[Scoresheet, ...]
     turn: Turn = field(default_factory=Turn)
+    _scored_turns: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        # Whose turn it is, which round, whether it is over: all follow from this count,
+        # which a move asks for a score of times. Counted once, when the game is made.
+        object.__setattr__(self, "_scored_turns", sum(sheet.used_count for sheet in self.sheets))
 
     @classmethod
     def new(cls, players: int) -> Game:
@@ -146,7 +152,7 @@ class Game:
     @property
     def scored_turns(self) -> int:
         """How many turns have been recorded on all sheets together."""
-        return sum(sheet.used_count for sheet in self.sheets)
+        return self._scored_turns
 
     @property
     def is_over(self) -> bool:
