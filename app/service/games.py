@@ -27,7 +27,8 @@ from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import replay
 from app.store.models import GameRecord, GameStatus
-from app.store.snapshots import Snapshot, StaleWriteError, write_actions
+from app.store.rows import GameRow
+from app.store.snapshots import Snapshot, StaleWriteError, snapshot_of, write_actions
 from app.strategy import StrategyProvider
 
 
@@ -100,7 +101,9 @@ class GameService(Lobby):
             player.used_hints = player.used_hints or enabled
             record.version += 1
             session.flush()
-            view = GameView.of(record, replay(record))
+            snapshot = snapshot_of(record, replay(record))
+        self.snapshots.keep(snapshot)
+        view = GameView.of(snapshot.record, snapshot.state)
         self._changed(view)
         return view
 
@@ -306,7 +309,7 @@ def _step_due_in(snapshot: Snapshot) -> float | None:
     return seconds_left(record)
 
 
-def _check(expect: Expect, record: GameRecord, state: Game) -> None:
+def _check(expect: Expect, record: GameRow, state: Game) -> None:
     stale = (
         (expect.version is not None and expect.version != record.version)
         or (expect.turn is not None and expect.turn != state.scored_turns)

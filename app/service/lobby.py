@@ -24,6 +24,7 @@ from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import replay
 from app.store.models import GameRecord, GameStatus, PlayerRecord
+from app.store.rows import GameRow, SeatRow
 from app.store.snapshots import Snapshot, Snapshots, insert_game, snapshot_of, write_actions
 
 ChangeListener = Callable[[str, int], None]
@@ -45,8 +46,19 @@ class Lobby:
             raise InvalidError("invalid_timer", "the turn timer is off, 30, 60 or 120 seconds")
         secret = new_secret()
         moment = now()
-        record = GameRecord(
-            id=secrets.token_urlsafe(8),
+        game_id = secrets.token_urlsafe(8)
+        host = SeatRow(
+            game_id=game_id,
+            seat=0,
+            name=name,
+            computer=False,
+            secret_hash=hash_secret(secret),
+            final_total=None,
+            hints=False,
+            used_hints=False,
+        )
+        record = GameRow(
+            id=game_id,
             status=GameStatus.WAITING.value,
             version=1,
             turn_seconds=turn_seconds,
@@ -56,18 +68,7 @@ class Lobby:
             turn_started_at=None,
             created_at=moment,
             updated_at=moment,
-        )
-        record.players.append(
-            PlayerRecord(
-                game_id=record.id,
-                seat=0,
-                name=name,
-                computer=False,
-                secret_hash=hash_secret(secret),
-                final_total=None,
-                hints=False,
-                used_hints=False,
-            )
+            players=(host,),
         )
         # Core statements, as for every move: a game is created for every game played,
         # and through an ORM session that cost as much as a dozen moves.
@@ -157,8 +158,9 @@ class Lobby:
             record.rematch_id = rematch.id
             record.version += 1
             session.flush()
-            view = GameView.of(record, replay(record))
-        self._changed(view)
+            snapshot = snapshot_of(record, replay(record))
+        self.snapshots.keep(snapshot)
+        self._changed(GameView.of(snapshot.record, snapshot.state))
         return rematch.id
 
     def _change_lobby(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:

@@ -13,6 +13,7 @@ from sqlalchemy.orm import Session, selectinload
 from app.rules import MAX_PLAYERS
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.store.models import GameRecord, GameStatus
+from app.store.rows import GameRow
 
 MAX_NAME_LENGTH = 32
 TURN_TIMERS = (None, 30, 60, 120)
@@ -42,7 +43,7 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
-def seconds_left(record: GameRecord) -> float | None:
+def seconds_left(record: GameRow | GameRecord) -> float | None:
     """Seconds until the turn timer of the game runs out (negative when past), or None."""
     if record.turn_seconds is None or record.turn_started_at is None:
         return None
@@ -63,7 +64,7 @@ def load_game(session: Session, game_id: str) -> GameRecord:
     return record
 
 
-def seat_of(record: GameRecord, secret: str | None) -> int | None:
+def seat_of(record: GameRow | GameRecord, secret: str | None) -> int | None:
     if not secret:
         return None
     hashed = hash_secret(secret)
@@ -73,12 +74,12 @@ def seat_of(record: GameRecord, secret: str | None) -> int | None:
     return None
 
 
-def require_host(record: GameRecord, secret: str | None) -> None:
+def require_host(record: GameRow | GameRecord, secret: str | None) -> None:
     if seat_of(record, secret) != 0:
         raise ForbiddenError("not_host", "only the host can do that")
 
 
-def require_waiting(record: GameRecord, verb: str) -> None:
+def require_waiting(record: GameRow | GameRecord, verb: str) -> None:
     if record.status != GameStatus.WAITING:
         raise ConflictError("already_started", f"cannot {verb} a game that has started")
     if len(record.players) >= MAX_PLAYERS:

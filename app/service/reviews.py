@@ -12,6 +12,7 @@ from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import replay, row_action
 from app.store.models import ReviewRecord
+from app.store.rows import GameRow
 from app.strategy import StrategyProvider, fingerprint
 
 
@@ -21,7 +22,7 @@ def game_review(
     """The game and its review; 409 before the game is over, 503 while the table builds."""
     with database.reading() as session:
         record = load_game(session, game_id)
-        view = GameView.of(record, replay(record))
+        view = GameView.of(GameRow.of(record), replay(record))
         if not view.is_finished:
             raise ConflictError("not_finished", "the review comes once the game is over")
         stored = session.get(ReviewRecord, game_id)

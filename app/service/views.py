@@ -7,7 +7,8 @@ from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
 from app.service.records import seconds_left
-from app.store.models import GameRecord, GameStatus
+from app.store.models import GameStatus
+from app.store.rows import GameRow
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class GameView:
     state: Game
 
     @classmethod
-    def of(cls, record: GameRecord, state: Game) -> GameView:
+    def of(cls, record: GameRow, state: Game) -> GameView:
         """The view of ``record`` whose replayed state is ``state``."""
         sheets = state.sheets if record.status != GameStatus.WAITING else None
         return cls(

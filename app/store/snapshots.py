@@ -8,8 +8,8 @@ lookup in the caller's transaction) and uses the kept snapshot only if it is of 
 version, so a snapshot is never stale: every change to a game bumps its version (see
 ``GameRecord``), whoever makes it, in this process or another.
 
-A snapshot's record is *detached*: its columns and seats are loaded, its action log is not
-(reading ``record.actions`` raises), and nobody changes it after it is made.
+A snapshot's record is a :class:`~app.store.rows.GameRow`: the game's columns and seats
+as frozen values, which nobody can change once made.
 """
 
 from __future__ import annotations
@@ -17,17 +17,16 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, bindparam, insert, inspect, select, update
-from sqlalchemy.orm import make_transient_to_detached
-from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
 from app.rules import Action, Game
 from app.store.driver import DriverStatement
 from app.store.log import action_row, replay_log, stored_action
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
+from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
 """Games kept; beyond it the least recently used is dropped (and loaded again if needed)."""
@@ -90,7 +89,7 @@ def _hot(dialect: Dialect) -> _HotStatements:
 class Snapshot:
     """A game at one version: its row and seats (``record``), its state and its log length."""
 
-    record: GameRecord
+    record: GameRow
     state: Game
     logged: int
     """How many actions its log holds."""
@@ -115,11 +114,10 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     game = connection.execute(_GAME, {"game_id": game_id}).mappings().one_or_none()
     if game is None:
         return None
-    seats = [
-        _detached_seat(PlayerRecord(**seat))
-        for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
-    ]
-    record = _detached_game(GameRecord(**game), seats)
+    seats = tuple(
+        SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
+    )
+    record = GameRow(**game, players=seats)
     actions = [
         stored_action(kind, payload)
         for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
@@ -128,18 +126,18 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     return Snapshot(record, state, len(actions))
 
 
-def insert_game(connection: Connection, record: GameRecord, state: Game) -> Snapshot:
-    """Insert a new game's row and seats (``record``, with every column set, and its
-    ``players``) in the connection's transaction; its snapshot, whose state is ``state``."""
-    connection.execute(insert(GameRecord), [_columns(record)])
-    connection.execute(insert(PlayerRecord), [_columns(player) for player in record.players])
-    return snapshot_of(record, state, logged=0)
+def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapshot:
+    """Insert a new game's row and seats in the connection's transaction; its snapshot,
+    whose state is ``state``."""
+    connection.execute(insert(GameRecord), [record.columns()])
+    connection.execute(insert(PlayerRecord), [seat_columns(seat) for seat in record.players])
+    return Snapshot(record, state, 0)
 
 
 def snapshot_of(record: GameRecord, state: Game, logged: int | None = None) -> Snapshot:
-    """The snapshot of a record loaded with its seats, its state and the length of its log
-    (``len(record.actions)`` unless given)."""
-    return Snapshot(_copy(record, {}, {}), state, len(record.actions) if logged is None else logged)
+    """The snapshot of an ORM record loaded with its seats, its state and the length of its
+    log (``len(record.actions)`` unless given)."""
+    return Snapshot(GameRow.of(record), state, len(record.actions) if logged is None else logged)
 
 
 def write_actions(
@@ -193,41 +191,12 @@ def write_actions(
                 for seat_number, total in final_totals.items()
             ],
         )
-    players = {
-        seat_number: {"final_total": total} for seat_number, total in (final_totals or {}).items()
-    }
-    return Snapshot(_copy(record, changes, players), state, snapshot.logged + len(rows))
-
-
-def _copy(
-    record: GameRecord, changes: Mapping[str, Any], players: Mapping[int, Mapping[str, Any]]
-) -> GameRecord:
-    """A detached copy of ``record`` with ``changes`` applied, and of those of its seats that
-    ``players`` changes; detached seats left as they are are shared, as nobody changes them."""
-    seats = [
-        _detached_seat(PlayerRecord(**{**_columns(player), **players.get(player.seat, {})}))
-        if player.seat in players or not inspect(player).detached
-        else player
-        for player in record.players
-    ]
-    return _detached_game(GameRecord(**{**_columns(record), **changes}), seats)
-
-
-def _columns(record: GameRecord | PlayerRecord) -> dict[str, Any]:
-    return {column.key: getattr(record, column.key) for column in record.__table__.columns}
-
-
-def _detached_game(record: GameRecord, seats: list[PlayerRecord]) -> GameRecord:
-    """A new game record made detached, as if loaded with ``seats`` by a session since
-    closed. The seats are set as loaded: no backref event touches seats shared with others."""
-    set_committed_value(record, "players", seats)
-    make_transient_to_detached(record)
-    return record
-
-
-def _detached_seat(player: PlayerRecord) -> PlayerRecord:
-    make_transient_to_detached(player)
-    return player
+    totals = final_totals or {}
+    seats = tuple(
+        replace(seat, final_total=totals[seat.seat]) if seat.seat in totals else seat
+        for seat in record.players
+    )
+    return Snapshot(replace(record, **changes, players=seats), state, snapshot.logged + len(rows))
 
 
 class Snapshots:

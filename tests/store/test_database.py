@@ -1,4 +1,4 @@
-"""The database's write path: one connection for the moves, checkpoints off the event loop."""
+"""The store: checkpoints off the event loop, and rows in memory that match the tables."""
 
 from __future__ import annotations
 
@@ -7,6 +7,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 from app.store.database import Database
+from app.store.models import GameRecord, PlayerRecord
+from app.store.rows import GAME_COLUMNS, SEAT_COLUMNS
 
 
 def _wait_until(condition: Callable[[], bool], seconds: float = 10.0) -> bool:
@@ -47,3 +49,8 @@ def test_without_the_checkpointer_the_commits_checkpoint_as_sqlite_does(tmp_path
             assert connection.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar() == 1000
     finally:
         database.dispose()
+
+
+def test_the_rows_in_memory_have_exactly_the_tables_columns() -> None:
+    assert tuple(column.key for column in GameRecord.__table__.columns) == GAME_COLUMNS
+    assert tuple(column.key for column in PlayerRecord.__table__.columns) == SEAT_COLUMNS

@@ -1,0 +1,71 @@
+"""A game's row and seats as plain frozen values: what the snapshots in memory hold.
+
+The ORM's records are for the lobby's rarer changes. A snapshot is read on every request
+and one is made on every move, and as ORM objects each copy cost instrumented constructors
+and events, and each attribute read a descriptor: a tenth of a move's time. These rows
+carry the same columns (a test holds them to the tables) and nothing else.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from typing import Any
+
+from app.store.models import GameRecord, PlayerRecord
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRow:
+    """A seat: the columns of ``players``."""
+
+    game_id: str
+    seat: int
+    name: str
+    computer: bool
+    secret_hash: str | None
+    final_total: int | None
+    hints: bool
+    used_hints: bool
+
+    @classmethod
+    def of(cls, player: PlayerRecord) -> SeatRow:
+        return cls(**{name: getattr(player, name) for name in SEAT_COLUMNS})
+
+
+@dataclass(frozen=True, slots=True)
+class GameRow:
+    """A game: the columns of ``games``, and its seats in seat order."""
+
+    id: str
+    status: str
+    version: int
+    turn_seconds: int | None
+    rematch_id: str | None
+    started_at: datetime | None
+    finished_at: datetime | None
+    turn_started_at: datetime | None
+    created_at: datetime
+    updated_at: datetime
+    players: tuple[SeatRow, ...]
+
+    @classmethod
+    def of(cls, record: GameRecord) -> GameRow:
+        """The row of an ORM record loaded with its seats."""
+        return cls(
+            **{name: getattr(record, name) for name in GAME_COLUMNS},
+            players=tuple(SeatRow.of(player) for player in record.players),
+        )
+
+    def columns(self) -> dict[str, Any]:
+        """The values of the ``games`` columns."""
+        return {name: getattr(self, name) for name in GAME_COLUMNS}
+
+
+GAME_COLUMNS = tuple(field.name for field in fields(GameRow) if field.name != "players")
+SEAT_COLUMNS = tuple(field.name for field in fields(SeatRow))
+
+
+def seat_columns(seat: SeatRow) -> dict[str, Any]:
+    """The values of the ``players`` columns."""
+    return {name: getattr(seat, name) for name in SEAT_COLUMNS}
