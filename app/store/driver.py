@@ -51,14 +51,28 @@ class DriverStatement:
         ]
         return processed if self.positional else dict(zip(self.names, processed, strict=True))
 
-    def execute(self, connection: Connection, values: Mapping[str, Any]) -> Any:
-        """Run the statement once in ``connection``'s transaction; the driver's cursor."""
+    def fetch_one(self, connection: Connection, values: Mapping[str, Any]) -> Any:
+        """Run the query in ``connection``'s transaction; its first row, or None."""
         cursor = connection.connection.cursor()
-        cursor.execute(self.sql, self.parameters(values))
-        return cursor
+        try:
+            cursor.execute(self.sql, self.parameters(values))
+            return cursor.fetchone()
+        finally:
+            cursor.close()  # a query left open would hold its read snapshot
 
-    def execute_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> Any:
+    def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
+        """Run the statement once in ``connection``'s transaction; the rows it changed."""
+        cursor = connection.connection.cursor()
+        try:
+            cursor.execute(self.sql, self.parameters(values))
+            return int(cursor.rowcount)
+        finally:
+            cursor.close()
+
+    def run_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
         """Run the statement for each of ``rows`` in ``connection``'s transaction."""
         cursor = connection.connection.cursor()
-        cursor.executemany(self.sql, [self.parameters(row) for row in rows])
-        return cursor
+        try:
+            cursor.executemany(self.sql, [self.parameters(row) for row in rows])
+        finally:
+            cursor.close()

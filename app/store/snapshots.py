@@ -105,7 +105,7 @@ class StaleWriteError(Exception):
 
 def current_version(connection: Connection, game_id: str) -> int | None:
     """The game's version in the connection's transaction, or None if there is no such game."""
-    row = _hot(connection.dialect).version.execute(connection, {"game_id": game_id}).fetchone()
+    row = _hot(connection.dialect).version.fetch_one(connection, {"game_id": game_id})
     return None if row is None else int(row[0])
 
 
@@ -176,13 +176,13 @@ def write_actions(
     if not changes.keys() <= values.keys():
         raise ValueError(f"an action changes only {', '.join(_ADVANCING)}")
     hot = _hot(connection.dialect)
-    updated = hot.advance.execute(
+    updated = hot.advance.run(
         connection, {"of_game": record.id, "of_version": record.version, **values}
     )
-    if updated.rowcount != 1:
+    if updated != 1:
         raise StaleWriteError(record.id)
     if rows:
-        hot.log.execute_many(connection, rows)
+        hot.log.run_many(connection, rows)
     if final_totals:
         connection.execute(
             _FINAL_TOTAL,
