@@ -193,8 +193,8 @@ def write_actions(
         )
     totals = final_totals or {}
     seats = tuple(
-        replace(seat, final_total=totals[seat.seat]) if seat.seat in totals else seat
-        for seat in record.players
+        replace(player, final_total=totals[player.seat]) if player.seat in totals else player
+        for player in record.players
     )
     return Snapshot(replace(record, **changes, players=seats), state, snapshot.logged + len(rows))
 
