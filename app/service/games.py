@@ -22,13 +22,12 @@ from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.lobby import Lobby
-from app.service.records import load_game, now, seat_of, seconds_left
+from app.service.records import now, seat_of, seconds_left
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.log import replay
 from app.store.models import GameRecord, GameStatus
 from app.store.rows import GameRow
-from app.store.snapshots import Snapshot, StaleWriteError, snapshot_of, write_actions
+from app.store.snapshots import Snapshot, StaleWriteError, write_actions
 from app.strategy import StrategyProvider
 
 
@@ -89,8 +88,8 @@ class GameService(Lobby):
 
         A game in which a player turned hints on is marked so in its result.
         """
-        with self.database.writing() as session:
-            record = load_game(session, game_id)
+
+        def toggle(record: GameRecord) -> None:
             seat = seat_of(record, secret)
             if seat is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
@@ -99,13 +98,8 @@ class GameService(Lobby):
             player = record.players[seat]
             player.hints = enabled
             player.used_hints = player.used_hints or enabled
-            record.version += 1
-            session.flush()
-            snapshot = snapshot_of(record, replay(record))
-        self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
-        self._changed(view)
-        return view
+
+        return self._change_records(game_id, toggle)
 
     def play_for_computer(self, game_id: str) -> float | None:
         """Take one step for a computer player, or for a person whose turn timer ran out.
@@ -127,8 +121,7 @@ class GameService(Lobby):
             assert state.seat is not None
             action = next_action(state, self.strategy.current(), self.dice)
             snapshot = self._record(connection, snapshot, state.seat, [action], by_computer=True)
-        self.snapshots.keep(snapshot)
-        self._changed(GameView.of(snapshot.record, snapshot.state))
+        self._committed(snapshot)
         return _step_due_in(snapshot)
 
     def may_need_the_server(self, game_id: str) -> bool:
@@ -248,10 +241,7 @@ class GameService(Lobby):
             snapshot = self._record(
                 connection, snapshot, acting, plan(state), by_computer=by_computer
             )
-        self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
-        self._changed(view)
-        return view
+        return self._committed(snapshot)
 
     @staticmethod
     def _record(

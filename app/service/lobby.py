@@ -74,10 +74,7 @@ class Lobby:
         # and through an ORM session that cost as much as a dozen moves.
         with self.database.write_connection() as connection:
             snapshot = insert_game(connection, record, Game.new(1))
-        self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
-        self._changed(view)
-        return view, secret
+        return self._committed(snapshot), secret
 
     def join(self, game_id: str, name: str) -> tuple[GameView, str]:
         """Seat a new player in a waiting game; 409 once it has started or is full."""
@@ -90,7 +87,7 @@ class Lobby:
                 PlayerRecord(seat=len(record.players), name=name, secret_hash=hash_secret(secret))
             )
 
-        return self._change_lobby(game_id, seat), secret
+        return self._change_records(game_id, seat), secret
 
     def add_computer(self, game_id: str, secret: str | None) -> GameView:
         """The host adds a computer player while the game waits."""
@@ -103,7 +100,7 @@ class Lobby:
                 PlayerRecord(seat=len(record.players), name=f"Computer {number}", computer=True)
             )
 
-        return self._change_lobby(game_id, seat)
+        return self._change_records(game_id, seat)
 
     def start(self, game_id: str, secret: str | None) -> GameView:
         """The host starts the game."""
@@ -123,10 +120,7 @@ class Lobby:
             }
             state = Game.new(len(record.players))
             snapshot = write_actions(connection, snapshot, 0, [], state, changes, by_computer=False)
-        self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
-        self._changed(view)
-        return view
+        return self._committed(snapshot)
 
     def rematch(self, game_id: str, secret: str | None) -> str:
         """A new game with the same players, started at once; its id. Any seat may ask, once:
@@ -159,21 +153,18 @@ class Lobby:
             record.version += 1
             session.flush()
             snapshot = snapshot_of(record, replay(record))
-        self.snapshots.keep(snapshot)
-        self._changed(GameView.of(snapshot.record, snapshot.state))
+        self._committed(snapshot)
         return rematch.id
 
-    def _change_lobby(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
+    def _change_records(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
+        """Apply ``change`` to the game's ORM records and bump its version, in one write."""
         with self.database.writing() as session:
             record = load_game(session, game_id)
             change(record)
             record.version += 1
             session.flush()
             snapshot = snapshot_of(record, replay(record))
-        self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
-        self._changed(view)
-        return view
+        return self._committed(snapshot)
 
     def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
         """The game as the connection's transaction sees it, or 404."""
@@ -182,6 +173,10 @@ class Lobby:
             raise NotFoundError("not_found", "there is no such game")
         return snapshot
 
-    def _changed(self, view: GameView) -> None:
+    def _committed(self, snapshot: Snapshot) -> GameView:
+        """Keep a change's snapshot once it is committed and tell the listeners; its view."""
+        self.snapshots.keep(snapshot)
+        view = GameView.of(snapshot.record, snapshot.state)
         for listener in self.listeners:
             listener(view.id, view.version)
+        return view
