@@ -14,6 +14,7 @@ from app.strategy.tables import (
     IntArray,
     joker_tables,
     reachable_uppers,
+    state_index,
 )
 from app.strategy.turn import Workspace, turn_start_values
 
@@ -41,7 +42,7 @@ def build_values() -> FloatArray:
     back to the empty one, each layer in batches of :data:`CHUNK` states.
     """
     values = np.full(STATE_COUNT, np.nan)
-    full = (FULL_MASK * UPPER_LEVELS + np.arange(UPPER_LEVELS)) * 2
+    full = state_index(np.full(UPPER_LEVELS, FULL_MASK), np.arange(UPPER_LEVELS), 0)
     values[full] = 0.0
     values[full + 1] = 0.0
     joker_points, joker_bonus = joker_tables()
@@ -51,7 +52,7 @@ def build_values() -> FloatArray:
         for start in range(0, mask.size, CHUNK):
             part = slice(start, start + CHUNK)
             m, u, f = mask[part], upper[part], flag[part]
-            values[(m * UPPER_LEVELS + u) * 2 + f] = turn_start_values(
+            values[state_index(m, u, f)] = turn_start_values(
                 values, m, u, f, joker_points[m], joker_bonus[m], workspace
             )
     return values

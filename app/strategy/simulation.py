@@ -22,7 +22,6 @@ from app.rules import (
     PENTA_POINTS,
     ROUNDS,
     UPPER_BONUS,
-    UPPER_BONUS_THRESHOLD,
     Box,
     Game,
     Hold,
@@ -45,6 +44,8 @@ from app.strategy.tables import (
     IntArray,
     joker_tables,
     keep_of_counts,
+    reaches_upper_bonus,
+    state_index,
 )
 from app.strategy.turn import Workspace, best_keep_values, keep_values, roll_values
 
@@ -91,7 +92,7 @@ def simulate(
     history = [np.zeros((games, ROUNDS), dtype=np.int64) for _ in range(6)] if record else None
     workspace = Workspace(CHUNK)
     for turn in range(ROUNDS):
-        index = (state.mask * UPPER_LEVELS + state.upper) * 2 + state.flag
+        index = state_index(state.mask, state.upper, state.flag)
         unique, inverse = np.unique(index, return_inverse=True)
         order = np.argsort(inverse, kind="stable")
         starts = np.concatenate([[0], np.cumsum(np.bincount(inverse))])
@@ -176,12 +177,11 @@ def _choose_and_record(
         bonus[jokers] = joker_bonus[mask[jokers], face]
     gained = np.where(legal, points, 0)
     raised = np.where(_IS_UPPER, upper[:, None] + gained, upper[:, None])
-    reached = _IS_UPPER & (upper[:, None] < UPPER_BONUS_THRESHOLD)
-    reached &= raised >= UPPER_BONUS_THRESHOLD
+    reached = _IS_UPPER & reaches_upper_bonus(upper[:, None], raised)
     gained = gained + bonus[:, None] + reached * UPPER_BONUS
     raised = np.minimum(raised, UPPER_LEVELS - 1)
     fifty = flag[:, None] | (_IS_PENTA_BOX & (points == PENTA_POINTS))
-    after = ((mask[:, None] | _BITS) * UPPER_LEVELS + raised) * 2 + fifty
+    after = state_index(mask[:, None] | _BITS, raised, fifty)
     worth = np.where(legal, gained + values[after], -np.inf)
     boxes = _first_within_tolerance(worth)
     rows = np.arange(chosen.size)

@@ -25,7 +25,6 @@ import numpy as np
 from app.rules import (
     PENTA_POINTS,
     UPPER_BONUS,
-    UPPER_BONUS_THRESHOLD,
     Box,
     Dice,
     IllegalActionError,
@@ -41,6 +40,7 @@ from app.strategy.tables import (
     SUB_KEEPS,
     UPPER_LEVELS,
     FloatArray,
+    reaches_upper_bonus,
     state_index,
 )
 from app.strategy.turn import Workspace, best_keep_values, keep_values, roll_values
@@ -131,7 +131,7 @@ class TablePlayer:
         result: dict[Box, float] = {}
         for box, option in sheet.score_options(dice).items():
             raised = upper + option.points if box.is_upper else upper
-            reached = UPPER_BONUS if upper < UPPER_BONUS_THRESHOLD <= raised else 0
+            reached = UPPER_BONUS if reaches_upper_bonus(upper, raised) else 0
             fifty = state.flag or (box is Box.PENTA and option.points == PENTA_POINTS)
             after = state_index(
                 state.mask | 1 << box.position, min(raised, UPPER_LEVELS - 1), int(fifty)

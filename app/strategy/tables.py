@@ -15,6 +15,7 @@ from __future__ import annotations
 from functools import cache
 from itertools import combinations_with_replacement
 from math import factorial
+from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -65,9 +66,24 @@ ROLL_COUNT = len(ROLLS)
 assert sorted(ROLLS) == list(distinct_rolls())
 
 
-def state_index(mask: int, upper: int, flag: int) -> int:
-    """The position of a state in the flat value table."""
+@overload
+def state_index(mask: int, upper: int, flag: int) -> int: ...
+@overload
+def state_index(mask: IntArray, upper: IntArray | int, flag: IntArray | int) -> IntArray: ...
+def state_index(
+    mask: int | IntArray, upper: int | IntArray, flag: int | IntArray
+) -> int | IntArray:
+    """The position of a state (or of a batch of states) in the flat value table."""
     return (mask * UPPER_LEVELS + upper) * 2 + flag
+
+
+@overload
+def reaches_upper_bonus(before: int, after: int) -> bool: ...
+@overload
+def reaches_upper_bonus(before: IntArray, after: IntArray) -> NDArray[np.bool_]: ...
+def reaches_upper_bonus(before: int | IntArray, after: int | IntArray) -> bool | NDArray[np.bool_]:
+    """Whether raising the upper subtotal from ``before`` to ``after`` earns the upper bonus."""
+    return (before < UPPER_BONUS_THRESHOLD) & (after >= UPPER_BONUS_THRESHOLD)
 
 
 def _children() -> tuple[IntArray, ...]:

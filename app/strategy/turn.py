@@ -11,7 +11,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from app.rules import BOXES, DICE_COUNT, FACES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, Box
+from app.rules import BOXES, DICE_COUNT, FACES, UPPER_BONUS, Box
 from app.rules import LOWER_BOXES as _LOWER_BOXES
 from app.strategy.tables import (
     CHILDREN,
@@ -28,6 +28,8 @@ from app.strategy.tables import (
     UPPER_LEVELS,
     FloatArray,
     IntArray,
+    reaches_upper_bonus,
+    state_index,
 )
 
 FEW_STATES = 8
@@ -53,15 +55,10 @@ _PENTA_LOWER_POINTS = _LOWER_POINTS[:, PENTA_ROLLS].T[:, :, None]
 """(6, 7, 1): the ordinary points of five of each face in each lower box."""
 
 
-def _index(mask: IntArray, upper: IntArray, flag: IntArray | int) -> IntArray:
-    return (mask * UPPER_LEVELS + upper) * 2 + flag
-
-
 def _upper_gain(upper: IntArray, points: IntArray) -> tuple[IntArray, IntArray]:
     """The capped subtotal after adding ``points``, and the points plus the upper bonus."""
     raised = upper + points
-    reached = (upper < UPPER_BONUS_THRESHOLD) & (raised >= UPPER_BONUS_THRESHOLD)
-    return np.minimum(raised, _TOP), points + reached * UPPER_BONUS
+    return np.minimum(raised, _TOP), points + reaches_upper_bonus(upper, raised) * UPPER_BONUS
 
 
 class Workspace:
@@ -126,7 +123,7 @@ def roll_values(
     scratch = workspace.scratch(ROLL_COUNT, states)
     raised, gain = _upper_gain(upper, _UPPER_POINTS[:, :, None])
     after = (mask | _UPPER_BITS[:, None])[:, None, :]
-    by_count = gain + values[_index(after, raised, flag)]
+    by_count = gain + values[state_index(after, raised, flag)]
     used = (mask & _UPPER_BITS[:, None] != 0)[:, None, :]
     upper_options = np.where(used, -np.inf, by_count).reshape(len(FACES) * _COUNTS, states)
     _take(upper_options, _UPPER_ROWS[:, 0], out)
@@ -136,13 +133,13 @@ def roll_values(
 
     used_lower = mask & _LOWER_BITS[:, None] != 0
     after_lower = mask | _LOWER_BITS[:, None]
-    future = np.where(used_lower, -np.inf, values[_index(after_lower, upper, flag)])
+    future = np.where(used_lower, -np.inf, values[state_index(after_lower, upper, flag)])
     future[_PENTA_LOWER] = np.where(
-        used_lower[_PENTA_LOWER], -np.inf, values[_index(after_lower[_PENTA_LOWER], upper, 0)]
+        used_lower[_PENTA_LOWER], -np.inf, values[state_index(after_lower[_PENTA_LOWER], upper, 0)]
     )
     scoring_future = future.copy()
     scoring_future[_PENTA_LOWER] = np.where(
-        used_lower[_PENTA_LOWER], -np.inf, values[_index(after_lower[_PENTA_LOWER], upper, 1)]
+        used_lower[_PENTA_LOWER], -np.inf, values[state_index(after_lower[_PENTA_LOWER], upper, 1)]
     )
     np.maximum(out, future.max(axis=0), out=out)
     for lower, rows in enumerate(_SCORING_ROWS):
@@ -183,7 +180,7 @@ def _joker_values(
     raised, upper_gain = _upper_gain(upper[:, None, None], gained)
     raised = np.where(_IS_UPPER, raised, upper[:, None, None])
     gain = np.where(_IS_UPPER, upper_gain, gained) + bonus[:, :, None]
-    option = gain + values[_index(after, raised, 1)]
+    option = gain + values[state_index(after, raised, 1)]
     result: FloatArray = np.where(legal, option, -np.inf).max(axis=2)
     return result
 
