@@ -27,10 +27,13 @@ def post(client: httpx.Client, path: str, token: str = "", body: Any = None) -> 
 
 
 def play_turn(client: httpx.Client, game_id: str, token: str) -> None:
-    """Roll, keep the most common face and roll the rest twice, then take the best box: every
-    turn has rolls with held dice, and the dice held differ from turn to turn."""
-    game = post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
-    for _ in range(2):
+    """Finish the turn: roll if not yet, keep the most common face and roll the rest while
+    rolls are left, then take the best box. Every turn has rolls with held dice, and the
+    dice held differ from turn to turn."""
+    game: dict[str, Any] = client.get(f"/api/v1/games/{game_id}").json()
+    if game["dice"] is None:
+        game = post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+    while game["rolls_left"] > 0:
         face, _count = Counter(game["dice"]).most_common(1)[0]
         hold = [index for index, value in enumerate(game["dice"]) if value == face]
         if len(hold) == len(game["dice"]):
