@@ -7,6 +7,7 @@ from __future__ import annotations
 import copy
 import json
 import re
+from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -30,7 +31,9 @@ def sent_seed(request: Any) -> str:
     return parse_qs(request.post_data)["client_seed"][0]
 
 
-def test_the_browser_seeds_the_dice_and_checks_every_roll(browser: Any, server: Server) -> None:
+def test_the_browser_seeds_the_dice_and_checks_every_roll(
+    browser: Any, server: Server, artifacts: Path
+) -> None:
     ann, link = host_game(browser, server)
     game_id = link.rsplit("/", 1)[1]
     api = httpx.Client(base_url=server.url, timeout=30)
@@ -63,6 +66,8 @@ def test_the_browser_seeds_the_dice_and_checks_every_roll(browser: Any, server: 
     ann.get_by_role("heading", name="Game over").wait_for()
     ann.get_by_role("button", name="Check the dice").click()
     ann.get_by_text(f"All {len(log['rolls'])} rolls match.").wait_for()
+    ann.get_by_text("Show in full").click()
+    ann.locator("#fairness").screenshot(path=str(artifacts / "fairness-checked.png"))
 
     tampered = copy.deepcopy(log)
     roll = tampered["rolls"][7]
