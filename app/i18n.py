@@ -159,6 +159,7 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("roll before choosing a box"),
     N_("advice is for the player to move"),
     N_("a client seed is 1 to 64 printable ASCII characters"),
+    N_("the seeds are fixed once the game has started"),
     N_("cross-site requests are refused"),
     N_("this form has expired: reload the page and try again"),
     N_("Not Found"),

@@ -126,13 +126,29 @@ class Lobby:
 
         return self._change_records(game_id, seat)
 
+    def set_client_seed(self, game_id: str, secret: str | None, client_seed: str) -> GameView:
+        """Change one's own client seed while the game waits; 409 once it has started."""
+        seed = fairness.client_seed(client_seed)
+
+        def change(record: GameRecord) -> None:
+            seat = seat_of(record, secret)
+            if seat is None:
+                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if record.status != GameStatus.WAITING:
+                raise ConflictError("seeds_fixed", "the seeds are fixed once the game has started")
+            record.players[seat].client_seed = seed
+
+        return self._change_records(game_id, change)
+
     def start(
         self, game_id: str, secret: str | None, *, client_seed: str | None = None
     ) -> GameView:
-        """The host starts the game, giving the host's ``client_seed`` (else one made here).
+        """The host starts the game, giving the host's ``client_seed`` (else the one the host
+        set while waiting, else one made here).
 
         From now on the seeds are fixed: a second start is refused (409) and changes none."""
-        seed = fairness.client_seed(client_seed)
+        if client_seed is not None:
+            fairness.client_seed(client_seed)  # 422 before anything else
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record = snapshot.record
@@ -149,7 +165,8 @@ class Lobby:
             }
             state = Game.new(len(record.players))
             snapshot = write_actions(connection, snapshot, 0, [], state, changes, by_computer=False)
-            snapshot = write_client_seeds(connection, snapshot, _missing_seeds(record, seed))
+            seeds = _seeds_to_fix(record, client_seed)
+            snapshot = write_client_seeds(connection, snapshot, seeds)
         return self._committed(snapshot)
 
     def rematch(self, game_id: str, secret: str | None) -> str:
@@ -217,11 +234,11 @@ class Lobby:
         return view
 
 
-def _missing_seeds(record: GameRow, host_seed: str) -> dict[int, str]:
-    """The client seeds to set at the start: the host's, and one for any other person seated
-    without (a seat from before the verifiable dice)."""
-    seeds = {0: host_seed}
-    for player in record.players[1:]:
-        if not player.computer and player.client_seed is None:
+def _seeds_to_fix(record: GameRow, host_seed: str | None) -> dict[int, str]:
+    """The client seeds to set at the start: the host's if given; a new one for every person
+    still without (the host who gave none, a seat from before the verifiable dice)."""
+    seeds = {0: host_seed} if host_seed is not None else {}
+    for player in record.players:
+        if not player.computer and player.client_seed is None and player.seat not in seeds:
             seeds[player.seat] = fairness.client_seed(None)
     return seeds

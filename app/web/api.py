@@ -16,6 +16,7 @@ from app.web.limits import CreateLimit, JoinLimit
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
+    ClientSeedIn,
     CreateIn,
     ErrorOut,
     GameOut,
@@ -99,6 +100,14 @@ async def start_game(
     """Start the game (host only), with the host's optional ``client_seed`` for the dice."""
     seed = body.client_seed if body else None
     return _game(request, service.start(game_id, token, client_seed=seed))
+
+
+@router.put("/games/{game_id}/client_seed", response_model=GameOut)
+async def set_client_seed(
+    request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ClientSeedIn
+) -> Response:
+    """Change your seat's seed for the dice while the game waits (409 once it has started)."""
+    return _game(request, service.set_client_seed(game_id, token, body.client_seed))
 
 
 @router.get("/games/{game_id}/log", response_model=LogOut)

@@ -115,7 +115,7 @@ class CreateIn(_Strict):
     turn_seconds: Literal[30, 60, 120] | None = None
 
 
-ClientSeedIn = Field(
+OptionalClientSeed = Field(
     default=None,
     pattern=CLIENT_SEED_PATTERN,
     description="Your seed for the dice (1-64 printable ASCII); the server makes one if absent",
@@ -124,11 +124,17 @@ ClientSeedIn = Field(
 
 class JoinIn(_Strict):
     name: str = Field(min_length=1, max_length=32)
-    client_seed: str | None = ClientSeedIn
+    client_seed: str | None = OptionalClientSeed
 
 
 class StartIn(_Strict):
-    client_seed: str | None = ClientSeedIn
+    client_seed: str | None = OptionalClientSeed
+
+
+class ClientSeedIn(_Strict):
+    client_seed: str = Field(
+        pattern=CLIENT_SEED_PATTERN, description="Your new seed (1-64 printable ASCII)"
+    )
 
 
 class RollLogOut(BaseModel):

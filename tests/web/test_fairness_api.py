@@ -7,6 +7,7 @@ import hashlib
 import re
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 import sqlalchemy as sa
@@ -99,6 +100,40 @@ def test_a_seats_client_seed_cannot_change_after_the_start(client: TestClient) -
     late = act(client, game_id, "", "players", {"name": "Cy", "client_seed": "cy"}, 409)
     assert late["error"]["code"] == "already_started"
     assert client.get(f"/api/v1/games/{game_id}").json()["fairness"] == before
+
+
+def test_a_seat_may_change_its_seed_while_the_game_waits_and_not_after(
+    client: TestClient,
+) -> None:
+    game_id, ann, _game = create(client)
+    bob = act(client, game_id, "", "players", {"name": "Bob", "client_seed": "first"}, 201)
+    path = f"/api/v1/games/{game_id}/client_seed"
+
+    def put(token: str, body: object) -> tuple[int, dict[str, Any]]:
+        response = client.put(path, json=body, headers=auth(token) if token else {})
+        return response.status_code, response.json()
+
+    status, game = put(bob["token"], {"client_seed": "second"})
+    assert status == 200
+    assert game["fairness"]["client_seeds"][1] == {"seat": 1, "client_seed": "second"}
+    assert put(ann, {"client_seed": "ann-early"})[0] == 200
+    assert put("", {"client_seed": "x"})[1]["error"]["code"] == "not_your_seat"
+    assert put(ann, {"client_seed": "x" * 65})[0] == 422
+    assert put(ann, {})[0] == 422
+    assert (
+        client.put("/api/v1/games/nope/client_seed", json={"client_seed": "x"}).status_code == 404
+    )
+
+    started = act(client, game_id, ann, "start")  # no seed: the one Ann set stays
+    seeds = started["fairness"]["client_seeds"]
+    assert [seat["client_seed"] for seat in seeds] == ["ann-early", "second"]
+    for token in (ann, bob["token"]):
+        status, refused = put(token, {"client_seed": "later"})
+        assert (status, refused["error"]) == (
+            409,
+            {"code": "seeds_fixed", "message": "the seeds are fixed once the game has started"},
+        )
+    assert client.get(f"/api/v1/games/{game_id}").json()["fairness"]["client_seeds"] == seeds
 
 
 def test_the_log_lists_each_roll_with_its_holds_while_the_seed_stays_secret(
