@@ -121,3 +121,26 @@ def test_a_game_with_scripted_dice_says_its_dice_cannot_be_checked(
     page = client.get(f"/games/{game_id}").text
     assert "These dice cannot be checked" in page
     assert "committed to its secret seed" not in page
+
+
+def test_a_solo_game_from_the_home_page_takes_the_browsers_seed(client: TestClient) -> None:
+    response = client.post(
+        "/games",
+        data={"name": "Ann", "client_seed": "ann-solo", "csrf_token": csrf(client)},
+        follow_redirects=False,
+    )
+    game_id = response.headers["location"].removeprefix("/games/")
+    game = client.get(f"/api/v1/games/{game_id}").json()
+    assert game["status"] == "playing"
+    assert game["fairness"]["client_seeds"] == [{"seat": 0, "client_seed": "ann-solo"}]
+
+
+def test_a_bad_seed_on_the_home_page_creates_no_game(client: TestClient) -> None:
+    engine = client.app.state.service.database.engine  # type: ignore[attr-defined]
+    response = client.post(
+        "/games", data={"name": "Ann", "client_seed": "x" * 65, "csrf_token": csrf(client)}
+    )
+    assert response.status_code == 422
+    assert "a client seed is 1 to 64 printable ASCII characters" in response.text
+    with engine.connect() as connection:
+        assert connection.exec_driver_sql("SELECT count(*) FROM games").scalar_one() == 0
