@@ -85,4 +85,15 @@ def test_the_browser_seeds_the_dice_and_checks_every_roll(
     spectator.get_by_text(
         f"Roll 7 does not match: the log says {logged}, the seeds give {expected}."
     ).wait_for()
+
+    wrong_seed = copy.deepcopy(log)
+    wrong_seed["fairness"]["server_seed"] = "00" * 32
+    doubter = browser.new_context().new_page()
+    doubter.route(
+        f"**/api/v1/games/{game_id}/log",
+        lambda route: route.fulfill(content_type="application/json", body=json.dumps(wrong_seed)),
+    )
+    doubter.goto(link)
+    doubter.get_by_role("button", name="Check the dice").click()
+    doubter.get_by_text(re.compile(r"^The server seed does not match the commitment\. ")).wait_for()
     api.close()
