@@ -158,6 +158,8 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("the review comes once the game is over"),
     N_("roll before choosing a box"),
     N_("advice is for the player to move"),
+    N_("a client seed is 1 to 64 printable ASCII characters"),
+    N_("the seeds are fixed once the game has started"),
     N_("cross-site requests are refused"),
     N_("this form has expired: reload the page and try again"),
     N_("Not Found"),

@@ -21,13 +21,14 @@ from app.service.advice import Advice, advise
 from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
 from app.service.lobby import Lobby
 from app.service.records import now, seat_of, seconds_left
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.models import GameRecord, GameStatus
 from app.store.rows import GameRow
-from app.store.snapshots import Snapshot, StaleWriteError, write_actions
+from app.store.snapshots import Snapshot, StaleWriteError, read_actions, write_actions
 from app.strategy import StrategyProvider
 
 
@@ -49,8 +50,7 @@ class GameService(Lobby):
     """The lobby, plus play: applies each seat's actions, refusing what is not allowed."""
 
     def __init__(self, database: Database, dice: DiceSource, strategy: StrategyProvider) -> None:
-        super().__init__(database)
-        self.dice = dice
+        super().__init__(database, dice)
         self.strategy = strategy
 
     # -- reading -------------------------------------------------------------------------
@@ -60,6 +60,17 @@ class GameService(Lobby):
         with self.database.read_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
         return GameView.of(snapshot.record, snapshot.state)
+
+    def roll_log(self, game_id: str) -> tuple[GameView, list[LoggedRoll]]:
+        """The game as it is now and every roll made in it, for anyone to verify; or 404."""
+        with self.database.read_connection() as connection:
+            # The log first: its read begins the transaction in which the version is read.
+            actions = read_actions(connection, game_id)
+            snapshot = self._snapshot(connection, game_id)
+        view = GameView.of(snapshot.record, snapshot.state)
+        if view.is_waiting:
+            return view, []
+        return view, roll_log(len(snapshot.record.players), actions)
 
     def check_database(self) -> None:
         """Raise unless the database answers."""
@@ -119,7 +130,12 @@ class GameService(Lobby):
                 return due_in
             state = snapshot.state
             assert state.seat is not None
-            action = next_action(state, self.strategy.current(), self.dice)
+            seeds = next_roll_seeds(snapshot)
+            action = next_action(
+                state,
+                self.strategy.current(),
+                lambda dice, held: roll(self.dice, dice, held, seeds),
+            )
             snapshot = self._record(connection, snapshot, state.seat, [action], by_computer=True)
         self._committed(snapshot)
         return _step_due_in(snapshot)
@@ -157,7 +173,8 @@ class GameService(Lobby):
     ) -> GameView:
         """Roll the dice that are not held; ``hold`` (dice indices) first sets the holds."""
 
-        def actions(state: Game) -> list[Action]:
+        def actions(snapshot: Snapshot) -> list[Action]:
+            state = snapshot.state
             planned: list[Action] = []
             held = state.turn.held
             if hold is not None and state.turn.has_rolled:
@@ -168,7 +185,8 @@ class GameService(Lobby):
                 raise ConflictError("illegal", "roll before holding dice")
             if not state.can_roll():
                 raise ConflictError("illegal", "no rolls left: choose a box")
-            planned.append(Roll(roll(self.dice, state.turn.dice, held)))
+            dealt = roll(self.dice, state.turn.dice, held, next_roll_seeds(snapshot))
+            planned.append(Roll(dealt))
             return planned
 
         return self._play(game_id, secret, expect, actions)
@@ -178,7 +196,8 @@ class GameService(Lobby):
     ) -> GameView:
         """Hold or release one die (0 to 4)."""
 
-        def actions(state: Game) -> list[Action]:
+        def actions(snapshot: Snapshot) -> list[Action]:
+            state = snapshot.state
             if not 0 <= die < len(state.turn.held):
                 raise InvalidError("invalid_die", "dice are numbered 0 to 4")
             if state.turn.held[die] == held:
@@ -203,7 +222,8 @@ class GameService(Lobby):
     def auto(self, game_id: str, secret: str | None, *, expect: Expect = Expect()) -> GameView:
         """After the third roll, record the dice in the box the computer would choose."""
 
-        def actions(state: Game) -> list[Action]:
+        def actions(snapshot: Snapshot) -> list[Action]:
+            state = snapshot.state
             if not (state.turn.has_rolled and state.turn.rolls_left == 0):
                 raise ConflictError("illegal", "the computer chooses only after the third roll")
             return [Score(self._best_box(state))]
@@ -220,7 +240,7 @@ class GameService(Lobby):
         game_id: str,
         secret: str | None,
         expect: Expect,
-        plan: Callable[[Game], list[Action]],
+        plan: Callable[[Snapshot], list[Action]],
         *,
         by_computer: bool = False,
         seat: int | None = None,
@@ -239,7 +259,7 @@ class GameService(Lobby):
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
             snapshot = self._record(
-                connection, snapshot, acting, plan(state), by_computer=by_computer
+                connection, snapshot, acting, plan(snapshot), by_computer=by_computer
             )
         return self._committed(snapshot)
 

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from sqlalchemy import Connection
 
 from app.rules import Game
+from app.service import fairness
+from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service.records import (
     TURN_TIMERS,
@@ -25,7 +27,14 @@ from app.store.database import Database
 from app.store.log import replay
 from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
-from app.store.snapshots import Snapshot, Snapshots, insert_game, snapshot_of, write_actions
+from app.store.snapshots import (
+    Snapshot,
+    Snapshots,
+    insert_game,
+    snapshot_of,
+    write_actions,
+    write_client_seeds,
+)
 
 ChangeListener = Callable[[str, int], None]
 """Told ``(game_id, version)`` after every committed change."""
@@ -34,8 +43,9 @@ ChangeListener = Callable[[str, int], None]
 class Lobby:
     """Games before and between play. Every change is one write transaction, then announced."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, dice: DiceSource) -> None:
         self.database = database
+        self.dice = dice
         self.listeners: list[ChangeListener] = []
         self.snapshots = Snapshots()
 
@@ -47,6 +57,7 @@ class Lobby:
         secret = new_secret()
         moment = now()
         game_id = secrets.token_urlsafe(8)
+        server_seed = self.dice.new_server_seed()
         host = SeatRow(
             game_id=game_id,
             seat=0,
@@ -56,6 +67,7 @@ class Lobby:
             final_total=None,
             hints=False,
             used_hints=False,
+            client_seed=None,  # given with the start, once the commitment has been shown
         )
         record = GameRow(
             id=game_id,
@@ -63,6 +75,7 @@ class Lobby:
             version=1,
             turn_seconds=turn_seconds,
             rematch_id=None,
+            server_seed=server_seed.hex() if server_seed is not None else None,
             started_at=None,
             finished_at=None,
             turn_started_at=None,
@@ -76,15 +89,26 @@ class Lobby:
             snapshot = insert_game(connection, record, Game.new(1))
         return self._committed(snapshot), secret
 
-    def join(self, game_id: str, name: str) -> tuple[GameView, str]:
-        """Seat a new player in a waiting game; 409 once it has started or is full."""
+    def join(
+        self, game_id: str, name: str, *, client_seed: str | None = None
+    ) -> tuple[GameView, str]:
+        """Seat a new player in a waiting game; 409 once it has started or is full.
+
+        The player's ``client_seed`` (else one made here) goes into every roll of the game.
+        """
         name = clean_name(name)
+        seed = fairness.client_seed(client_seed)
         secret = new_secret()
 
         def seat(record: GameRecord) -> None:
             require_waiting(record, "join")
             record.players.append(
-                PlayerRecord(seat=len(record.players), name=name, secret_hash=hash_secret(secret))
+                PlayerRecord(
+                    seat=len(record.players),
+                    name=name,
+                    secret_hash=hash_secret(secret),
+                    client_seed=seed,
+                )
             )
 
         return self._change_records(game_id, seat), secret
@@ -102,8 +126,29 @@ class Lobby:
 
         return self._change_records(game_id, seat)
 
-    def start(self, game_id: str, secret: str | None) -> GameView:
-        """The host starts the game."""
+    def set_client_seed(self, game_id: str, secret: str | None, client_seed: str) -> GameView:
+        """Change one's own client seed while the game waits; 409 once it has started."""
+        seed = fairness.client_seed(client_seed)
+
+        def change(record: GameRecord) -> None:
+            seat = seat_of(record, secret)
+            if seat is None:
+                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if record.status != GameStatus.WAITING:
+                raise ConflictError("seeds_fixed", "the seeds are fixed once the game has started")
+            record.players[seat].client_seed = seed
+
+        return self._change_records(game_id, change)
+
+    def start(
+        self, game_id: str, secret: str | None, *, client_seed: str | None = None
+    ) -> GameView:
+        """The host starts the game, giving the host's ``client_seed`` (else the one the host
+        set while waiting, else one made here).
+
+        From now on the seeds are fixed: a second start is refused (409) and changes none."""
+        if client_seed is not None:
+            fairness.client_seed(client_seed)  # 422 before anything else
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record = snapshot.record
@@ -120,6 +165,8 @@ class Lobby:
             }
             state = Game.new(len(record.players))
             snapshot = write_actions(connection, snapshot, 0, [], state, changes, by_computer=False)
+            seeds = _seeds_to_fix(record, client_seed)
+            snapshot = write_client_seeds(connection, snapshot, seeds)
         return self._committed(snapshot)
 
     def rematch(self, game_id: str, secret: str | None) -> str:
@@ -133,10 +180,14 @@ class Lobby:
                 raise ConflictError("not_finished", "a rematch follows a finished game")
             if record.rematch_id is not None:
                 return record.rematch_id
+            # Started at once, so nobody can give a seed after seeing the commitment: the
+            # server makes every person's client seed (and says so in docs/fairness.md).
+            server_seed = self.dice.new_server_seed()
             rematch = GameRecord(
                 id=secrets.token_urlsafe(8),
                 status=GameStatus.PLAYING.value,
                 turn_seconds=record.turn_seconds,
+                server_seed=server_seed.hex() if server_seed is not None else None,
             )
             rematch.started_at = rematch.turn_started_at = now()
             for player in record.players:
@@ -146,6 +197,7 @@ class Lobby:
                         name=player.name,
                         computer=player.computer,
                         secret_hash=player.secret_hash,
+                        client_seed=None if player.computer else fairness.client_seed(None),
                     )
                 )
             session.add(rematch)
@@ -180,3 +232,13 @@ class Lobby:
         for listener in self.listeners:
             listener(view.id, view.version)
         return view
+
+
+def _seeds_to_fix(record: GameRow, host_seed: str | None) -> dict[int, str]:
+    """The client seeds to set at the start: the host's if given; a new one for every person
+    still without (the host who gave none, a seat from before the verifiable dice)."""
+    seeds = {0: host_seed} if host_seed is not None else {}
+    for player in record.players:
+        if not player.computer and player.client_seed is None and player.seat not in seeds:
+            seeds[player.seat] = fairness.client_seed(None)
+    return seeds

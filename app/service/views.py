@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
+from app.service.fairness import Fairness
 from app.service.records import seconds_left
 from app.store.models import GameStatus
 from app.store.rows import GameRow
@@ -36,6 +37,8 @@ class GameView:
     rematch_id: str | None
     players: tuple[PlayerView, ...]
     state: Game
+    fairness: Fairness
+    """The dice's commitment and seeds (the server seed only once the game is over)."""
 
     @classmethod
     def of(cls, record: GameRow, state: Game) -> GameView:
@@ -64,6 +67,7 @@ class GameView:
                 for player in record.players
             ),
             state=state,
+            fairness=Fairness.of(record),
         )
 
     @property

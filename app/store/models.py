@@ -40,6 +40,8 @@ class GameRecord(Base):
     version: Mapped[int] = mapped_column(Integer, default=1)
     turn_seconds: Mapped[int | None] = mapped_column(Integer, default=None)
     rematch_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    server_seed: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The dice's secret (hex), revealed only once the game is over; None: not verifiable."""
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
@@ -69,6 +71,8 @@ class PlayerRecord(Base):
     final_total: Mapped[int | None] = mapped_column(Integer, default=None)
     hints: Mapped[bool] = mapped_column(default=False)
     used_hints: Mapped[bool] = mapped_column(default=False)
+    client_seed: Mapped[str | None] = mapped_column(String(64), default=None)
+    """A person's own seed mixed into the dice, fixed at the start (computers have none)."""
 
     game: Mapped[GameRecord] = relationship(back_populates="players")
 

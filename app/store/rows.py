@@ -8,7 +8,7 @@ carry the same columns (a test holds them to the tables) and nothing else.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -27,6 +27,7 @@ class SeatRow:
     final_total: int | None
     hints: bool
     used_hints: bool
+    client_seed: str | None
 
     @classmethod
     def of(cls, player: PlayerRecord) -> SeatRow:
@@ -42,6 +43,8 @@ class GameRow:
     version: int
     turn_seconds: int | None
     rematch_id: str | None
+    server_seed: str | None = field(repr=False)
+    """Never shown before the game is over: kept out of the repr, so out of any log line."""
     started_at: datetime | None
     finished_at: datetime | None
     turn_started_at: datetime | None
@@ -62,8 +65,8 @@ class GameRow:
         return {name: getattr(self, name) for name in GAME_COLUMNS}
 
 
-GAME_COLUMNS = tuple(field.name for field in fields(GameRow) if field.name != "players")
-SEAT_COLUMNS = tuple(field.name for field in fields(SeatRow))
+GAME_COLUMNS = tuple(column.name for column in fields(GameRow) if column.name != "players")
+SEAT_COLUMNS = tuple(column.name for column in fields(SeatRow))
 
 
 def seat_columns(seat: SeatRow) -> dict[str, Any]:

@@ -22,10 +22,10 @@ from typing import Any
 
 from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
-from app.rules import Action, Game
+from app.rules import Action, Game, Roll
 from app.store.driver import DriverStatement
 from app.store.log import action_row, replay_log, stored_action
-from app.store.models import ActionRecord, GameRecord, PlayerRecord
+from app.store.models import ActionKind, ActionRecord, GameRecord, PlayerRecord
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
@@ -59,6 +59,11 @@ _FINAL_TOTAL = (
     .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
     .values(final_total=bindparam("total"))
 )
+_CLIENT_SEED = (
+    update(PlayerRecord)
+    .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
+    .values(client_seed=bindparam("seed"))
+)
 
 
 @dataclass(frozen=True)
@@ -87,12 +92,15 @@ def _hot(dialect: Dialect) -> _HotStatements:
 
 @dataclass(frozen=True)
 class Snapshot:
-    """A game at one version: its row and seats (``record``), its state and its log length."""
+    """A game at one version: its row and seats (``record``), its state, its log length and
+    its rolls so far."""
 
     record: GameRow
     state: Game
     logged: int
     """How many actions its log holds."""
+    rolls: int
+    """How many of them are rolls: the number of the game's next roll (see app.fairness)."""
 
     @property
     def version(self) -> int:
@@ -118,12 +126,17 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
         SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
     )
     record = GameRow(**game, players=seats)
-    actions = [
+    actions = read_actions(connection, game_id)
+    state = replay_log(record.status, len(record.players), actions)
+    return Snapshot(record, state, len(actions), _rolls(actions))
+
+
+def read_actions(connection: Connection, game_id: str) -> list[Action]:
+    """The game's action log, in order."""
+    return [
         stored_action(kind, payload)
         for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
     ]
-    state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(record, state, len(actions))
 
 
 def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapshot:
@@ -131,13 +144,17 @@ def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapsho
     whose state is ``state``."""
     connection.execute(insert(GameRecord), [record.columns()])
     connection.execute(insert(PlayerRecord), [seat_columns(seat) for seat in record.players])
-    return Snapshot(record, state, 0)
+    return Snapshot(record, state, 0, 0)
 
 
-def snapshot_of(record: GameRecord, state: Game, logged: int | None = None) -> Snapshot:
-    """The snapshot of an ORM record loaded with its seats, its state and the length of its
-    log (``len(record.actions)`` unless given)."""
-    return Snapshot(GameRow.of(record), state, len(record.actions) if logged is None else logged)
+def snapshot_of(record: GameRecord, state: Game) -> Snapshot:
+    """The snapshot of an ORM record loaded with its seats and actions, and its state."""
+    rolls = sum(action.kind == ActionKind.ROLL for action in record.actions)
+    return Snapshot(GameRow.of(record), state, len(record.actions), rolls)
+
+
+def _rolls(actions: Sequence[Action]) -> int:
+    return sum(isinstance(action, Roll) for action in actions)
 
 
 def write_actions(
@@ -196,7 +213,34 @@ def write_actions(
         replace(player, final_total=totals[player.seat]) if player.seat in totals else player
         for player in record.players
     )
-    return Snapshot(replace(record, **changes, players=seats), state, snapshot.logged + len(rows))
+    return Snapshot(
+        replace(record, **changes, players=seats),
+        state,
+        snapshot.logged + len(rows),
+        snapshot.rolls + _rolls(actions),
+    )
+
+
+def write_client_seeds(
+    connection: Connection, snapshot: Snapshot, seeds: Mapping[int, str]
+) -> Snapshot:
+    """Set the client seeds of the seats in ``seeds`` (seat to seed), in the connection's
+    transaction (the same one as the change that bumps the game's version); the snapshot
+    with them."""
+    if not seeds:
+        return snapshot
+    connection.execute(
+        _CLIENT_SEED,
+        [
+            {"of_game": snapshot.record.id, "of_seat": seat, "seed": seed}
+            for seat, seed in seeds.items()
+        ],
+    )
+    seats = tuple(
+        replace(player, client_seed=seeds[player.seat]) if player.seat in seeds else player
+        for player in snapshot.record.players
+    )
+    return replace(snapshot, record=replace(snapshot.record, players=seats))
 
 
 class Snapshots:

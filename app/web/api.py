@@ -16,13 +16,16 @@ from app.web.limits import CreateLimit, JoinLimit
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
+    ClientSeedIn,
     CreateIn,
     ErrorOut,
     GameOut,
     JoinIn,
+    LogOut,
     RollIn,
     ScoreIn,
     SeatOut,
+    StartIn,
     VersionIn,
 )
 
@@ -88,10 +91,31 @@ async def get_game(request: Request, game_id: str, service: ServiceDep) -> Respo
 
 @router.post("/games/{game_id}/start", response_model=GameOut)
 async def start_game(
-    request: Request, game_id: str, service: ServiceDep, token: BearerDep
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    token: BearerDep,
+    body: Annotated[StartIn | None, Body()] = None,
 ) -> Response:
-    """Start the game (host only)."""
-    return _game(request, service.start(game_id, token))
+    """Start the game (host only), with the host's optional ``client_seed`` for the dice."""
+    seed = body.client_seed if body else None
+    return _game(request, service.start(game_id, token, client_seed=seed))
+
+
+@router.put("/games/{game_id}/client_seed", response_model=GameOut)
+async def set_client_seed(
+    request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ClientSeedIn
+) -> Response:
+    """Change your seat's seed for the dice while the game waits (409 once it has started)."""
+    return _game(request, service.set_client_seed(game_id, token, body.client_seed))
+
+
+@router.get("/games/{game_id}/log", response_model=LogOut)
+async def roll_log(game_id: str, service: ServiceDep) -> Response:
+    """Every roll of the game with its holds and dice, and the seeds: what a verifier
+    recomputes (docs/fairness.md) once the game is over and the server seed revealed."""
+    view, rolls = service.roll_log(game_id)
+    return _json(LogOut.of(view, rolls))
 
 
 @router.post("/games/{game_id}/roll", response_model=GameOut)
@@ -150,7 +174,7 @@ async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceO
 )
 def join(request: Request, game_id: str, service: ServiceDep, body: JoinIn) -> Response:
     """Take a seat in a waiting game (409 once it has started)."""
-    view, token = service.join(game_id, body.name)
+    view, token = service.join(game_id, body.name, client_seed=body.client_seed)
     return _json(SeatOut(game=_out(request, view), token=token), 201)
 
 

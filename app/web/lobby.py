@@ -11,7 +11,7 @@ from app import i18n
 from app.service.errors import ServiceError
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.limits import JoinLimit
-from app.web.pages import page_context, set_seat_cookie
+from app.web.pages import ClientSeedField, page_context, set_seat_cookie
 
 router = APIRouter(include_in_schema=False)
 
@@ -28,12 +28,13 @@ def join(
     templates: TemplatesDep,
     settings: SettingsDep,
     name: Annotated[str, Form(max_length=200)],
+    client_seed: ClientSeedField = "",
 ) -> Response:
     """Take a seat with a name while the game waits; the seat's secret goes in a cookie."""
     if service.seat_of(game_id, request.cookies.get(seat_cookie(game_id))) is not None:
         return _back(game_id)
     try:
-        view, secret = service.join(game_id, name)
+        view, secret = service.join(game_id, name, client_seed=client_seed or None)
     except ServiceError as error:
         if error.status == 404:
             raise
@@ -57,9 +58,12 @@ def add_computer(request: Request, game_id: str, service: ServiceDep) -> Respons
 
 
 @router.post("/games/{game_id}/start", dependencies=[CsrfDep])
-def start(request: Request, game_id: str, service: ServiceDep) -> Response:
+def start(
+    request: Request, game_id: str, service: ServiceDep, client_seed: ClientSeedField = ""
+) -> Response:
     """The host starts the game; every open lobby follows to the game page."""
-    service.start(game_id, request.cookies.get(seat_cookie(game_id)))
+    secret = request.cookies.get(seat_cookie(game_id))
+    service.start(game_id, secret, client_seed=client_seed or None)
     return _back(game_id)
 
 

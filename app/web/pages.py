@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from app import i18n
 from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
+from app.service.fairness import client_seed as valid_client_seed
 from app.service.games import Expect, GameService
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
@@ -24,6 +25,8 @@ router = APIRouter(include_in_schema=False)
 
 SEAT_COOKIE_MAX_AGE = 60 * 60 * 24 * 365
 TurnField = Annotated[int | None, Form()]
+ClientSeedField = Annotated[str, Form(max_length=200)]
+"""A person's seed for the dice, made by static/js/fairness.js; empty: the server makes one."""
 
 
 def hints_for(service: GameService, view: GameView, me: int | None) -> Advice | None:
@@ -124,13 +127,15 @@ async def create_game(
     name: Annotated[str, Form(max_length=200)],
     mode: Annotated[str, Form(pattern="^(solo|friends)$")] = "solo",
     turn_seconds: Annotated[str, Form(max_length=4)] = "",
+    client_seed: ClientSeedField = "",
 ) -> Response:
     try:
+        seed = valid_client_seed(client_seed) if client_seed else None  # before the game exists
         view, secret = service.create(
             name, turn_seconds=int(turn_seconds) if turn_seconds.isdigit() else None
         )
         if mode == "solo":
-            view = service.start(view.id, secret)
+            view = service.start(view.id, secret, client_seed=seed)
     except ServiceError as error:
         context = page_context(
             request, error=i18n.translate_error(error.code, error.message), name=name[:32]

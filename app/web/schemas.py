@@ -6,7 +6,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.fairness import CLIENT_SEED_PATTERN
 from app.rules import BOXES, Box
+from app.service.fairness import Fairness, LoggedRoll
 from app.service.review import Decision
 from app.service.views import GameView
 
@@ -24,6 +26,36 @@ class PlayerOut(BaseModel):
     total: int
 
 
+class ClientSeedOut(BaseModel):
+    seat: int
+    client_seed: str | None = Field(description="Null until given (the host's: at the start)")
+
+
+class FairnessOut(BaseModel):
+    """The verifiable dice: see docs/fairness.md for the scheme and a verifier."""
+
+    commitment: str | None = Field(
+        description="SHA-256 (hex) of the server seed, published before any roll"
+    )
+    client_seeds: list[ClientSeedOut] = Field(description="The human seats', in seat order")
+    server_seed: str | None = Field(
+        description="The server seed (hex), revealed once the game is over; null before"
+    )
+    verifiable: bool = Field(description="False for games from before the verifiable dice")
+
+    @classmethod
+    def of(cls, fairness: Fairness) -> FairnessOut:
+        return cls(
+            commitment=fairness.commitment,
+            client_seeds=[
+                ClientSeedOut(seat=seed.seat, client_seed=seed.seed)
+                for seed in fairness.client_seeds
+            ],
+            server_seed=fairness.server_seed,
+            verifiable=fairness.verifiable,
+        )
+
+
 class GameOut(BaseModel):
     id: str
     url: str = Field(description="The game page, which is also its share link")
@@ -39,6 +71,7 @@ class GameOut(BaseModel):
     must_sacrifice: bool
     players: list[PlayerOut]
     winners: list[int] = Field(description="Seats sharing the highest total, once finished")
+    fairness: FairnessOut
 
     @classmethod
     def of(cls, view: GameView, base_url: str) -> GameOut:
@@ -69,6 +102,7 @@ class GameOut(BaseModel):
                 for player in view.players
             ],
             winners=list(view.winners),
+            fairness=FairnessOut.of(view.fairness),
         )
 
 
@@ -81,8 +115,54 @@ class CreateIn(_Strict):
     turn_seconds: Literal[30, 60, 120] | None = None
 
 
+OptionalClientSeed = Field(
+    default=None,
+    pattern=CLIENT_SEED_PATTERN,
+    description="Your seed for the dice (1-64 printable ASCII); the server makes one if absent",
+)
+
+
 class JoinIn(_Strict):
     name: str = Field(min_length=1, max_length=32)
+    client_seed: str | None = OptionalClientSeed
+
+
+class StartIn(_Strict):
+    client_seed: str | None = OptionalClientSeed
+
+
+class ClientSeedIn(_Strict):
+    client_seed: str = Field(
+        pattern=CLIENT_SEED_PATTERN, description="Your new seed (1-64 printable ASCII)"
+    )
+
+
+class RollLogOut(BaseModel):
+    n: int = Field(description="The roll's number in the game, from 0, over every seat")
+    seat: int
+    held: list[bool] = Field(description="The dice held when it was rolled")
+    dice: list[int] = Field(description="The five dice after the roll")
+
+
+class LogOut(BaseModel):
+    game_id: str
+    status: Status
+    fairness: FairnessOut
+    rolls: list[RollLogOut]
+
+    @classmethod
+    def of(cls, view: GameView, rolls: list[LoggedRoll]) -> LogOut:
+        return cls(
+            game_id=view.id,
+            status=view.status.value,
+            fairness=FairnessOut.of(view.fairness),
+            rolls=[
+                RollLogOut(
+                    n=roll.number, seat=roll.seat, held=list(roll.held), dice=list(roll.dice)
+                )
+                for roll in rolls
+            ],
+        )
 
 
 class SeatOut(BaseModel):

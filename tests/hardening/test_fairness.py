@@ -1,7 +1,9 @@
 """Fairness: the dice come from the operating system's CSPRNG and are uniform.
 
 A chi-square test over 60,000 dice from ``SecureDice`` passes at p = 0.0001 (a false alarm
-once in ten thousand runs; a die only 1 % heavy on one face scores about 43 and fails).
+once in ten thousand runs; a die only 1 % heavy on one face scores about 43 and fails), both
+for the verifiable dice of a game with a server seed (HMAC-SHA256 of the seed, see
+docs/fairness.md) and for the CSPRNG's own, which games from before that scheme still roll.
 Production settings cannot choose the scripted dice, and both roll paths of the web layer
 take their dice from the service's one source.
 """
@@ -11,15 +13,15 @@ from __future__ import annotations
 import ast
 import re
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 
-from app.rules import FACES
-from app.service.dice import ScriptedDice, SecureDice
+from app.rules import DICE_COUNT, FACES
+from app.service.dice import RollSeeds, ScriptedDice, SecureDice, roll
 from app.settings import ROOT, Settings
 from app.web.factory import create_app
 from tests.hardening.conftest import HTMX, csrf_token
@@ -34,9 +36,24 @@ def chi_square(counts: Counter[int], total: int) -> float:
     return sum((counts[face] - expected) ** 2 / expected for face in FACES)
 
 
-def test_secure_dice_are_uniform_by_chi_square() -> None:
+def test_the_verifiable_dice_of_a_game_are_uniform_by_chi_square() -> None:
+    """12,000 whole rolls of one game, each dealt from the game's seed and its number."""
     dice = SecureDice()
-    counts = Counter(dice.deal() for _ in range(SAMPLE))
+    server_seed = dice.new_server_seed()
+    counts: Counter[int] = Counter()
+    for number in range(SAMPLE // DICE_COUNT):
+        seeds = RollSeeds(server_seed, "chi-game", number, ("3f9a0c", "b71d2e"))
+        counts.update(roll(dice, None, (False,) * DICE_COUNT, seeds))
+    assert counts.total() == SAMPLE
+    assert set(counts) == set(FACES)
+    statistic = chi_square(counts, SAMPLE)
+    print(f"chi-square over {SAMPLE} verifiable dice: {statistic:.2f}")
+    assert statistic < CRITICAL_5_DF_P_0001
+
+
+def test_the_dice_of_games_without_a_seed_are_uniform_by_chi_square() -> None:
+    stream = SecureDice().faces(None)
+    counts = Counter(next(stream) for _ in range(SAMPLE))
     assert set(counts) == set(FACES)
     statistic = chi_square(counts, SAMPLE)
     print(f"chi-square over {SAMPLE} dice: {statistic:.2f} (critical {CRITICAL_5_DF_P_0001})")
@@ -91,7 +108,13 @@ class Recording:
     def __init__(self) -> None:
         self.dealt: list[int] = []
 
-    def deal(self) -> int:
+    def new_server_seed(self) -> None:
+        return None
+
+    def faces(self, seeds: RollSeeds | None) -> Iterator[int]:
+        return iter(self._deal, 0)
+
+    def _deal(self) -> int:
         self.dealt.append(len(self.dealt) % 6 + 1)
         return self.dealt[-1]
 
