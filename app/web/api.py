@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
+from app import __version__
 from app.service.errors import ForbiddenError
 from app.service.games import Expect
 from app.service.views import GameView
@@ -158,3 +159,15 @@ def join(request: Request, game_id: str, service: ServiceDep, body: JoinIn) -> R
 def add_computer(request: Request, game_id: str, service: ServiceDep, token: BearerDep) -> Response:
     """Add a computer player (host only, while waiting)."""
     return _game(request, service.add_computer(game_id, token))
+
+
+class VersionOut(BaseModel):
+    """The version of Penta serving this API (CHANGELOG.md says what each one brought)."""
+
+    version: str
+
+
+@router.get("/version", response_model=VersionOut)
+async def version() -> Response:
+    """The version of Penta behind this API."""
+    return _json(VersionOut(version=__version__))

@@ -41,7 +41,21 @@ fi
 docker import \
   --change 'ENV LANG=C.UTF-8' \
   --change 'ENV PATH=/usr/local/bin:/usr/local/sbin:/usr/sbin:/usr/bin:/sbin:/bin' \
-  --change 'LABEL org.penta.standin=bookworm-python3.11' \
   --change 'CMD ["python3"]' \
-  "$tarball" "$tag" >/dev/null
+  "$tarball" penta-standin-rootfs:bookworm >/dev/null
+
+# This machine's trust store goes in last, fresh on every import: where HTTPS to the package
+# registries passes through a proxy with its own certificate authority, the image build's
+# downloads (uv, the locked wheels) must trust it as the host does. SSL_CERT_FILE points uv,
+# which otherwise trusts only its own bundled roots, at it.
+context=$(mktemp -d "${TMPDIR:-/tmp}/penta-base-ctx.XXXXXX")
+trap 'rm -rf "$context"' EXIT
+cp /etc/ssl/certs/ca-certificates.crt "$context/"
+cat >"$context/Dockerfile" <<'DOCKERFILE'
+FROM penta-standin-rootfs:bookworm
+COPY ca-certificates.crt /etc/ssl/certs/ca-certificates.crt
+ENV SSL_CERT_FILE=/etc/ssl/certs/ca-certificates.crt
+LABEL org.penta.standin="Debian bookworm with its Python 3.11, for python:3.11-slim"
+DOCKERFILE
+docker build --quiet -t "$tag" "$context" >/dev/null
 echo "$tag: stand-in imported from $tarball"
