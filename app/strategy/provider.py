@@ -117,11 +117,12 @@ class StrategyProvider:
             self._settled.set()
             return
         values.flags.writeable = False
+        took = self._took(started, "in %.1f s")
         try:
             save_values(self.path, values)
         except OSError:
             logger.exception("could not save the strategy table to %s", self.path)
+            logger.info("strategy table built%s; not saved, so built again at next start", took)
+        else:
+            logger.info("strategy table built%s; saved to %s", took, self.path)
         self._publish(values)
-        logger.info(
-            "strategy table built%s; saved to %s", self._took(started, "in %.1f s"), self.path
-        )

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,7 +14,8 @@ from fastapi.testclient import TestClient
 from app.rules import Box, Scoresheet
 from app.service.games import GameService
 from app.store.models import ReviewRecord
-from app.strategy import Strategy
+from app.strategy import Strategy, StrategyProvider
+from app.strategy.tables import FloatArray
 from tests.web.helpers import act, auth
 from tests.web.test_pages import new_solo_game, post
 
@@ -128,3 +131,30 @@ def test_hints_are_for_the_player_who_asked_and_mark_the_result(client: TestClie
     assert "Show hints" not in watched
     game = spectator.get(f"/api/v1/games/{game_id}").json()
     assert game["players"][0]["name"] == "Ann"
+
+
+def test_while_the_table_builds_hints_say_the_computer_is_still_preparing(
+    client: TestClient, tmp_path: Path
+) -> None:
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    release = threading.Event()
+    building = StrategyProvider(tmp_path / "building", build=lambda: _never(release))
+    building.start()
+    service.strategy = building
+    try:
+        game_id = new_solo_game(client)
+        shown = post(client, f"/games/{game_id}/hints", enabled="true")
+        assert "Hide hints" in shown.text
+        assert (
+            '<p class="hint-note" role="status">The computer is still preparing its strategy; '
+            "hints will appear once it is ready.</p>"
+        ) in shown.text
+        assert "Expected final total" not in shown.text  # no fallback figures passed as hints
+        assert "still preparing" in client.get(f"/games/{game_id}").text
+    finally:
+        release.set()
+
+
+def _never(release: threading.Event) -> FloatArray:
+    release.wait(60)
+    raise RuntimeError("the test is over")
