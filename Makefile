@@ -39,7 +39,7 @@ translations: $(VENV)/.runtime
 
 ## Play: the game on http://$(HOST):$(PORT) with SQLite in ./data.
 run: $(VENV)/.runtime translations
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown 5
+	$(BIN)/penta serve --host $(HOST) --port $(PORT)
 
 ## The whole suite: lint, format, types, unit/API/property tests and real-browser tests.
 test: $(VENV)/.dev translations

@@ -61,8 +61,11 @@ def _migrate(_arguments: argparse.Namespace) -> None:
 def _backup(arguments: argparse.Namespace) -> None:
     settings = preflight.load_settings()
     database = backups.sqlite_path(settings.resolved_database_url)
-    copied = backups.backup(database, arguments.path)
-    print(f"backed up {copied.games} games to {copied.path} ({copied.size} bytes)")
+    target = Path(arguments.path)
+    if arguments.path.endswith("/"):  # a folder, made if need be, for a dated file
+        preflight.check_writable(target, "backup folder")
+    copied = backups.backup(database, target)
+    print(f"backed up {copied.counted} to {copied.path} ({copied.size} bytes)")
 
 
 def _restore(arguments: argparse.Namespace) -> None:
@@ -74,7 +77,7 @@ def _restore(arguments: argparse.Namespace) -> None:
     copied = backups.restore(arguments.path, database)
     preflight.check_database(settings)
     upgrade(settings.resolved_database_url)  # a backup from an older Penta comes up to date
-    print(f"restored {copied.games} games from {arguments.path} into {copied.path}")
+    print(f"restored {copied.counted} from {arguments.path} into {copied.path}")
 
 
 def _strategy_build(_arguments: argparse.Namespace) -> None:
@@ -119,8 +122,8 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
     command("migrate", _migrate, "bring the database schema up to date")
     command(
-        "backup", _backup, "copy the live database to PATH (a file, or a folder for a dated one)"
-    ).add_argument("path", metavar="PATH", type=Path)
+        "backup", _backup, "copy the live database to PATH (a file, or a folder/ for a dated one)"
+    ).add_argument("path", metavar="PATH")
     command(
         "restore", _restore, "replace the database with the backup PATH (stop the server first)"
     ).add_argument("path", metavar="PATH", type=Path)

@@ -27,6 +27,11 @@ class Copied:
     games: int
     size: int
 
+    @property
+    def counted(self) -> str:
+        """``1 game``, ``3 games``."""
+        return f"{self.games} game{'' if self.games == 1 else 's'}"
+
 
 def sqlite_path(database_url: str) -> Path:
     """The file of a SQLite database URL; other databases have their own backup tools."""

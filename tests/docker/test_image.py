@@ -146,7 +146,7 @@ def test_a_game_played_on_a_named_volume_survives_a_container_swap(
     assert "Application startup complete." in logs
     assert "Traceback" not in logs
     backed_up = first.run_inside("penta", "backup", "/data/backup.db")
-    assert backed_up.startswith("backed up 1 games to /data/backup.db")
+    assert backed_up.startswith("backed up 1 game to /data/backup.db (")
 
     docker("stop", first.name)
     second = containers(volume=volume)
