@@ -95,6 +95,20 @@ def _version(_arguments: argparse.Namespace) -> None:
     )
 
 
+class _QuietHealthChecks(logging.Filter):
+    """Leave the container's own health checks (every 3 s, from 127.0.0.1) out of the access
+    log, where they would bury the requests that matter; other ``/healthz`` calls stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        arguments = record.args
+        return not (
+            isinstance(arguments, tuple)
+            and len(arguments) >= 3
+            and arguments[2] == "/healthz"
+            and str(arguments[0]).startswith("127.0.0.1:")
+        )
+
+
 def _log_to_stderr() -> None:
     """Show Penta's own INFO lines (the strategy table's load or build) beside uvicorn's."""
     handler = logging.StreamHandler()
@@ -102,6 +116,7 @@ def _log_to_stderr() -> None:
     logger = logging.getLogger("app")
     logger.addHandler(handler)
     logger.setLevel(logging.INFO)
+    logging.getLogger("uvicorn.access").addFilter(_QuietHealthChecks())
 
 
 def parser() -> argparse.ArgumentParser:

@@ -145,6 +145,8 @@ def test_a_game_played_on_a_named_volume_survives_a_container_swap(
     assert "strategy table loaded from /app/prebuilt/strategy/strategy-" in logs
     assert "Application startup complete." in logs
     assert "Traceback" not in logs
+    assert '"GET /healthz HTTP/1.1" 200' in logs  # this test's, through the published port
+    assert "127.0.0.1:" not in logs  # the health checks, from inside, are left out
     backed_up = first.run_inside("penta", "backup", "/data/backup.db")
     assert backed_up.startswith("backed up 1 game to /data/backup.db (")
 
