@@ -129,6 +129,7 @@ async def auto(
 @router.get("/games/{game_id}/advice")
 async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceOut:
     """The optimal player's advice for the player to move (that player's token only)."""
+    optimal = service.strategy.is_ready  # read first: it only ever turns true
     result = service.advice(game_id, token)
     if result is None:
         raise ForbiddenError("not_your_turn", "advice is for the player to move")
@@ -139,6 +140,7 @@ async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceO
             box: BoxAdvice(points=points, expected=expected)
             for box, (points, expected) in result.boxes.items()
         },
+        optimal=optimal,
     )
 
 

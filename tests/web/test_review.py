@@ -16,7 +16,7 @@ from app.service.games import GameService
 from app.store.models import ReviewRecord
 from app.strategy import Strategy, StrategyProvider
 from app.strategy.tables import FloatArray
-from tests.web.helpers import act, auth
+from tests.web.helpers import act, auth, started_game
 from tests.web.test_pages import new_solo_game, post
 
 IDLE_RUNNER = {"computer_pace_seconds": 3600}
@@ -151,6 +151,10 @@ def test_while_the_table_builds_hints_say_the_computer_is_still_preparing(
         ) in shown.text
         assert "Expected final total" not in shown.text  # no fallback figures passed as hints
         assert "still preparing" in client.get(f"/games/{game_id}").text
+        bot_game, token, _ = started_game(client, "Bot")
+        act(client, bot_game, token, "roll", {"hold": []})
+        advice = client.get(f"/api/v1/games/{bot_game}/advice", headers=auth(token)).json()
+        assert advice["optimal"] is False  # a bot is told the advice is the fallback's
     finally:
         release.set()
 
