@@ -167,3 +167,35 @@ def test_serve_logs_that_the_table_was_loaded_and_how_long_it_took(
         output,
     ), output
     assert "Traceback" not in output
+
+
+def test_backup_into_a_folder_makes_a_dated_file_and_restore_keeps_the_replaced_database(
+    tmp_path: Path,
+) -> None:
+    data = {"PENTA_DATA_DIR": str(tmp_path / "data")}
+    assert penta("migrate", **data).returncode == 0
+    backed_up = penta("backup", f"{tmp_path / 'backups'}/", **data)
+    assert backed_up.returncode == 0, backed_up.stderr
+    (backup,) = (tmp_path / "backups").glob("penta-*.db")
+    assert re.fullmatch(r"penta-\d{8}T\d{6}Z\.db", backup.name)
+    assert backed_up.stdout == f"backed up 0 games to {backup} ({backup.stat().st_size} bytes)\n"
+    restored = penta("restore", str(backup), **data)
+    assert restored.returncode == 0, restored.stderr
+    (kept,) = (tmp_path / "data").glob("penta-before-restore-*.db")
+    assert kept.stat().st_size > 0
+
+
+def test_backup_and_restore_refuse_what_they_cannot_use_in_one_line(tmp_path: Path) -> None:
+    data = {"PENTA_DATA_DIR": str(tmp_path / "data")}
+    assert one_line_refusal(penta("backup", str(tmp_path / "b.db"), **data)) == (
+        f"penta: there is no database at {tmp_path / 'data' / 'penta.db'} to back up"
+    )
+    not_a_database = tmp_path / "notes.txt"
+    not_a_database.write_text("not a database, but long enough to have a header " * 10)
+    assert one_line_refusal(penta("restore", str(not_a_database), **data)) == (
+        f"penta: {not_a_database} is not a Penta database (file is not a database)"
+    )
+    assert not (tmp_path / "data" / "penta.db").exists()
+    assert one_line_refusal(penta("restore", str(tmp_path / "missing.db"), **data)) == (
+        f"penta: there is no backup at {tmp_path / 'missing.db'}"
+    )
