@@ -151,6 +151,11 @@ def test_a_game_played_on_a_named_volume_survives_a_container_swap(
     assert backed_up.startswith("backed up 1 game to /data/backup.db (")
 
     docker("stop", first.name)
+    # The README's restore, as a one-off container on the stopped server's volume.
+    restored = docker(
+        "run", "--rm", "-v", f"{volume}:/data", image, "penta", "restore", "/data/backup.db"
+    )
+    assert restored == "restored 1 game from /data/backup.db into /data/penta.db\n"
     second = containers(volume=volume)
     second.wait_healthy()
     second.published()
@@ -189,3 +194,14 @@ def test_a_root_owned_bind_mount_stops_the_container_with_one_line_saying_what_t
         f"e.g. `chown -R {PENTA_UID}:{PENTA_UID} FOLDER` on the host for a Docker bind "
         "mount, or use a named volume (-v penta-data:/data)"
     ]
+
+
+def test_a_bad_setting_stops_the_container_with_one_line(
+    image: str, containers: Callable[..., Container]
+) -> None:
+    container = containers("-e", "PENTA_RATE_LIMIT_PER_MINUTE=lots")
+    assert container.wait_exited() == 1
+    assert container.logs() == (
+        "penta: bad setting PENTA_RATE_LIMIT_PER_MINUTE='lots': Input should be a valid "
+        "integer, unable to parse string as an integer (fix it or unset it for the default)\n"
+    )
