@@ -54,25 +54,35 @@ def _step_used_cache(output: str, instruction: str) -> bool:
 
 
 @pytest.fixture(scope="module")
-def image(report: Report, tmp_path_factory: pytest.TempPathFactory) -> str:
-    """The image, built cold (the base aside), then again after a one-line code change."""
+def image(report: Report, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """The image, built cold (the base aside), then again after a one-line code change.
+    Both are removed afterwards: a cold build each run would otherwise pile up on the disk."""
     require_engine()
     ensure_base_image()
     cold, _ = _build(ROOT, "--no-cache")
     report("cold build (base image cached)", f"{cold:.1f} s")
-    changed = tmp_path_factory.mktemp("context") / "penta"
-    shutil.copytree(ROOT, changed, ignore=_NOT_CONTEXT)
-    with (changed / "app" / "web" / "pages.py").open("a") as source:
-        source.write("# a one-line change\n")
-    again, output = _build(changed)
-    report("rebuild after a one-line code change", f"{again:.1f} s")
-    # The dependencies and the strategy table come from the cache: only the code is redone.
-    assert _step_used_cache(output, "uv sync --frozen --no-dev --no-install-project")
-    assert _step_used_cache(output, "python -m app.strategy build")
-    assert not _step_used_cache(output, "COPY app/ app/")
-    size = int(docker("image", "inspect", "--format", "{{.Size}}", IMAGE))
-    report("image size", f"{size / 1e6:.0f} MB")
-    return IMAGE
+    built = [_image_id()]
+    try:
+        changed = tmp_path_factory.mktemp("context") / "penta"
+        shutil.copytree(ROOT, changed, ignore=_NOT_CONTEXT)
+        with (changed / "app" / "web" / "pages.py").open("a") as source:
+            source.write("# a one-line change\n")
+        again, output = _build(changed)
+        built.append(_image_id())
+        report("rebuild after a one-line code change", f"{again:.1f} s")
+        # The dependencies and the strategy table come from the cache: only the code is redone.
+        assert _step_used_cache(output, "uv sync --frozen --no-dev --no-install-project")
+        assert _step_used_cache(output, "python -m app.strategy build")
+        assert not _step_used_cache(output, "COPY app/ app/")
+        size = int(docker("image", "inspect", "--format", "{{.Size}}", IMAGE))
+        report("image size", f"{size / 1e6:.0f} MB")
+        yield IMAGE
+    finally:
+        docker("image", "rm", "--force", *built, check=False)
+
+
+def _image_id() -> str:
+    return docker("image", "inspect", "--format", "{{.Id}}", IMAGE).strip()
 
 
 @pytest.fixture
