@@ -7,19 +7,31 @@ PORT ?= 8000
 # The languages with a catalog; English is the language of the messages themselves.
 LOCALES := fr fi hu th he
 
-.PHONY: run test lint typecheck pytest translations extract strategy bench clean
+.PHONY: run test lock lint typecheck pytest translations extract strategy bench clean
+
+# Dependencies come from uv.lock, installed by uv (pinned here, itself from PyPI into the venv).
+# `make lock` re-resolves after pyproject.toml's dependencies change; --locked refuses a stale lock.
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
+UV_SYNC := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(UV) sync --locked --inexact
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install --quiet --upgrade pip
 
-$(VENV)/.runtime: pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e .
+$(UV): | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check uv==$(UV_VERSION)
+
+$(VENV)/.runtime: pyproject.toml uv.lock | $(UV)
+	$(UV_SYNC)
 	touch $@
 
-$(VENV)/.dev: pyproject.toml $(VENV)/.runtime
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+$(VENV)/.dev: pyproject.toml uv.lock $(VENV)/.runtime
+	$(UV_SYNC) --extra dev
 	touch $@
+
+## Re-resolve uv.lock from pyproject.toml (after adding or changing a dependency).
+lock: $(UV)
+	UV_PYTHON_DOWNLOADS=never $(UV) lock
 
 ## Compile the gettext catalogs (.po → .mo); the .mo files are build output, never committed.
 translations: $(VENV)/.runtime
@@ -27,7 +39,7 @@ translations: $(VENV)/.runtime
 
 ## Play: the game on http://$(HOST):$(PORT) with SQLite in ./data.
 run: $(VENV)/.runtime translations
-	$(BIN)/uvicorn app.main:app --host $(HOST) --port $(PORT) --timeout-graceful-shutdown 5
+	$(BIN)/penta serve --host $(HOST) --port $(PORT)
 
 ## The whole suite: lint, format, types, unit/API/property tests and real-browser tests.
 test: $(VENV)/.dev translations

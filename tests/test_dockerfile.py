@@ -53,7 +53,7 @@ def test_the_image_runs_as_a_non_root_user_with_a_data_volume_and_a_healthcheck(
     healthcheck = next(rest for keyword, rest in instructions if keyword == "HEALTHCHECK")
     assert "/healthz" in healthcheck
     cmd = next(rest for keyword, rest in instructions if keyword == "CMD")
-    assert json.loads(cmd)[:2] == ["uvicorn", "app.main:app"]
+    assert json.loads(cmd)[:2] == ["penta", "serve"]
     assert keywords.count("CMD") == 1
 
 

@@ -4,8 +4,20 @@ from __future__ import annotations
 
 from alembic import command
 from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import create_engine
 
 from app.settings import ROOT
+
+
+class UnknownRevision(Exception):
+    """The database carries a schema revision these migrations do not know: a newer Penta's."""
+
+    def __init__(self, revision: str, head: str) -> None:
+        super().__init__(f"unknown schema revision {revision} (known up to {head})")
+        self.revision = revision
+        self.head = head
 
 
 def alembic_config(database_url: str) -> Config:
@@ -19,3 +31,29 @@ def alembic_config(database_url: str) -> Config:
 def upgrade(database_url: str) -> None:
     """Bring the database schema to the newest revision."""
     command.upgrade(alembic_config(database_url), "head")
+
+
+def head_revision() -> str:
+    """The newest revision these migrations know."""
+    head = ScriptDirectory.from_config(alembic_config("sqlite://")).get_current_head()
+    assert head is not None, "migrations/versions holds no migration"
+    return head
+
+
+def current_revision(database_url: str) -> str | None:
+    """The revision the database is at, or None for a new (or never migrated) database."""
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            return MigrationContext.configure(connection).get_current_revision()
+    finally:
+        engine.dispose()
+
+
+def check_known_revision(database_url: str) -> None:
+    """Raise :class:`UnknownRevision` if the database is at a revision not among ours."""
+    revision = current_revision(database_url)
+    scripts = ScriptDirectory.from_config(alembic_config(database_url))
+    known = {script.revision for script in scripts.walk_revisions()}
+    if revision is not None and revision not in known:
+        raise UnknownRevision(revision, head_revision())

@@ -35,10 +35,13 @@ class StrategyProvider:
         *,
         build: Callable[[], FloatArray] = build_values,
         fallback: Strategy | None = None,
+        clock: Callable[[], float] | None = None,
     ) -> None:
         self.path = resolve_table_path(location)
         self._build = build
         self._fallback: Strategy = fallback or GreedyStrategy()
+        # The caller's clock times the load or build for the log: this package reads none.
+        self._clock = clock
         self._strategy: Strategy | None = None
         self._ready = threading.Event()
         self._settled = threading.Event()
@@ -58,11 +61,20 @@ class StrategyProvider:
             if self._started:
                 return
             self._started = True
+        started = self._now()
         values = load_values(self.path)
         if values is not None:
             self.loaded_from_disk = True
             self._publish(values)
+            logger.info(
+                "strategy table loaded from %s%s", self.path, self._took(started, "in %.2f s")
+            )
             return
+        logger.info(
+            "strategy table not found at %s: building it in the background; until it is "
+            "ready the computer plays a simple fallback and hints say it is still preparing",
+            self.path,
+        )
         threading.Thread(target=self._build_and_save, name="strategy-build", daemon=True).start()
 
     @property
@@ -87,7 +99,16 @@ class StrategyProvider:
         self._ready.set()
         self._settled.set()
 
+    def _now(self) -> float | None:
+        return self._clock() if self._clock else None
+
+    def _took(self, started: float | None, pattern: str) -> str:
+        """`` <pattern % seconds>`` since ``started``, or nothing without a clock."""
+        now = self._now()
+        return "" if started is None or now is None else " " + pattern % (now - started)
+
     def _build_and_save(self) -> None:
+        started = self._now()
         try:
             values = self._build()
         except Exception as error:
@@ -96,8 +117,12 @@ class StrategyProvider:
             self._settled.set()
             return
         values.flags.writeable = False
+        took = self._took(started, "in %.1f s")
         try:
             save_values(self.path, values)
         except OSError:
             logger.exception("could not save the strategy table to %s", self.path)
+            logger.info("strategy table built%s; not saved, so built again at next start", took)
+        else:
+            logger.info("strategy table built%s; saved to %s", took, self.path)
         self._publish(values)

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Body, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
 
+from app import __version__
 from app.service.errors import ForbiddenError
 from app.service.games import Expect
 from app.service.views import GameView
@@ -152,6 +153,7 @@ async def auto(
 @router.get("/games/{game_id}/advice")
 async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceOut:
     """The optimal player's advice for the player to move (that player's token only)."""
+    optimal = service.strategy.is_ready  # read first: it only ever turns true
     result = service.advice(game_id, token)
     if result is None:
         raise ForbiddenError("not_your_turn", "advice is for the player to move")
@@ -162,6 +164,7 @@ async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceO
             box: BoxAdvice(points=points, expected=expected)
             for box, (points, expected) in result.boxes.items()
         },
+        optimal=optimal,
     )
 
 
@@ -182,3 +185,15 @@ def join(request: Request, game_id: str, service: ServiceDep, body: JoinIn) -> R
 def add_computer(request: Request, game_id: str, service: ServiceDep, token: BearerDep) -> Response:
     """Add a computer player (host only, while waiting)."""
     return _game(request, service.add_computer(game_id, token))
+
+
+class VersionOut(BaseModel):
+    """The version of Penta serving this API (CHANGELOG.md says what each one brought)."""
+
+    version: str
+
+
+@router.get("/version", response_model=VersionOut)
+async def version() -> Response:
+    """The version of Penta behind this API."""
+    return _json(VersionOut(version=__version__))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -9,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from app import __version__
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
@@ -33,7 +35,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     dice: DiceSource = (
         ScriptedDice.parse(settings.dice_script) if settings.dice_script else SecureDice()
     )
-    strategy = StrategyProvider(settings.resolved_strategy_table)
+    strategy = StrategyProvider(settings.resolved_strategy_table, clock=time.perf_counter)
     service = GameService(database, dice, strategy)
     broker = Broker()
     service.listeners.append(broker.publish)
@@ -52,7 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app = FastAPI(
         title="Penta",
         summary="Play Penta, a Yahtzee-family dice game, as a bot: create, join, roll, score.",
-        version="1.0",
+        version=__version__,
         lifespan=lifespan,
         docs_url=None,
         redoc_url=None,

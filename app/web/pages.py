@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from app import i18n
+from app import __version__, i18n
 from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
@@ -29,10 +29,19 @@ ClientSeedField = Annotated[str, Form(max_length=200)]
 """A person's seed for the dice, made by static/js/fairness.js; empty: the server makes one."""
 
 
-def hints_for(service: GameService, view: GameView, me: int | None) -> Advice | None:
-    """The optimal player's hints, for the player to move who asked for them, else None."""
+PREPARING: Literal["preparing"] = "preparing"
+"""Hints asked for while the strategy table is still being built."""
+
+
+def hints_for(
+    service: GameService, view: GameView, me: int | None
+) -> Advice | Literal["preparing"] | None:
+    """The optimal player's hints, for the player to move who asked for them, else None;
+    :data:`PREPARING` until the table is ready (the fallback's figures would mislead)."""
     if me is None or view.turn != me or not view.players[me].hints:
         return None
+    if not service.strategy.is_ready:
+        return PREPARING
     return advise(service.strategy.current(), view.state)
 
 
@@ -228,10 +237,16 @@ def choose_language(
 
 
 @router.get("/healthz")
-def healthz(request: Request, service: ServiceDep) -> dict[str, str | int]:
-    """Liveness and database check for the container's HEALTHCHECK, with the open streams."""
+def healthz(request: Request, service: ServiceDep) -> dict[str, str | int | bool]:
+    """Liveness and database check for the container's HEALTHCHECK, with the version, the
+    open streams and whether the computer's optimal strategy is ready yet."""
     service.check_database()
-    return {"status": "ok", "live_streams": request.app.state.broker.count()}
+    return {
+        "status": "ok",
+        "version": __version__,
+        "live_streams": request.app.state.broker.count(),
+        "strategy_ready": service.strategy.is_ready,
+    }
 
 
 def _translated(error: ServiceError) -> dict[str, str]:

@@ -195,6 +195,10 @@ class AdviceOut(BaseModel):
     best_box: Box | None
     best_hold: list[int] | None = Field(description="Indices of the dice to keep; null if none")
     boxes: dict[Box, BoxAdvice]
+    optimal: bool = Field(
+        description="False while the server still builds the optimal strategy's table (a few "
+        "seconds after a first start): the advice is then a simple fallback's"
+    )
 
 
 class ErrorBody(BaseModel):

@@ -7,7 +7,7 @@ from typing import Any
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 
-from app import i18n
+from app import __version__, i18n
 from app.rules import BOXES, LOWER_BOXES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, UPPER_BOXES
 from app.settings import ROOT
 
@@ -32,6 +32,7 @@ def create_templates() -> Jinja2Templates:
 
 def _globals() -> dict[str, Any]:
     return {
+        "penta_version": __version__,
         "box_label": i18n.box_label,
         "face_names": i18n.FACE_NAMES,
         "languages": i18n.LANGUAGES,

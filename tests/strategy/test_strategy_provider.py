@@ -119,3 +119,27 @@ def test_save_is_atomic_and_round_trips(tmp_path: Path, table: FloatArray) -> No
     assert [item.name for item in path.parent.iterdir()] == ["table.npz"]
     with pytest.raises(ValueError, match="read-only"):
         loaded[0] = 1.0
+
+
+def test_the_log_says_whether_the_table_was_built_or_loaded_and_how_long_it_took(
+    tmp_path: Path, table: FloatArray, caplog: pytest.LogCaptureFixture
+) -> None:
+    # The first look for the file at 0, the build from 10 to 52.25, a load from 100 to 100.5.
+    ticks = iter([0.0, 10.0, 52.25, 100.0, 100.5])
+
+    def clock() -> float:
+        return next(ticks)
+
+    caplog.set_level("INFO", logger="app.strategy.provider")
+    provider = StrategyProvider(tmp_path, build=table.copy, clock=clock)
+    provider.start()
+    assert provider.wait(60)
+    path = tmp_path / table_file_name()
+    assert caplog.messages == [
+        f"strategy table not found at {path}: building it in the background; until it is "
+        "ready the computer plays a simple fallback and hints say it is still preparing",
+        f"strategy table built in 42.2 s; saved to {path}",
+    ]
+    caplog.clear()
+    StrategyProvider(tmp_path, clock=clock).start()
+    assert caplog.messages == [f"strategy table loaded from {path} in 0.50 s"]

@@ -233,7 +233,7 @@ def test_advice_is_for_the_player_to_move(make_client: Callable[..., TestClient]
     client = make_client(dice_script="2,2,3,3,3")
     game_id, token, _ = started_game(client)
     before = client.get(f"/api/v1/games/{game_id}/advice", headers=auth(token)).json()
-    assert before == {"best_box": None, "best_hold": None, "boxes": {}}
+    assert before == {"best_box": None, "best_hold": None, "boxes": {}, "optimal": True}
     act(client, game_id, token, "roll", {"hold": []})
     advice = client.get(f"/api/v1/games/{game_id}/advice", headers=auth(token)).json()
     assert set(advice["boxes"]) == set(BOX_KEYS)

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import httpx
 from fastapi.testclient import TestClient
 
+from app import __version__
 from app.web.middleware import CSRF_COOKIE
 from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
@@ -209,4 +210,17 @@ def test_someone_elses_game_shows_no_controls(client: TestClient) -> None:
 
 
 def test_healthz(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok", "live_streams": 0}
+    assert client.get("/healthz").json() == {
+        "status": "ok",
+        "version": __version__,
+        "live_streams": 0,
+        "strategy_ready": True,
+    }
+
+
+def test_the_version_is_in_the_footer_of_every_page_and_in_the_api(client: TestClient) -> None:
+    for path in ("/", "/rules", "/stats"):
+        footer = client.get(path).text.split('<footer class="site-footer">')[1]
+        assert f'<span class="version">Penta {__version__}</span>' in footer
+    assert client.get("/api/v1/version").json() == {"version": __version__}
+    assert client.get("/openapi.json").json()["info"]["version"] == __version__

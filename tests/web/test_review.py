@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,8 +14,9 @@ from fastapi.testclient import TestClient
 from app.rules import Box, Scoresheet
 from app.service.games import GameService
 from app.store.models import ReviewRecord
-from app.strategy import Strategy
-from tests.web.helpers import act, auth
+from app.strategy import Strategy, StrategyProvider
+from app.strategy.tables import FloatArray
+from tests.web.helpers import act, auth, started_game
 from tests.web.test_pages import new_solo_game, post
 
 IDLE_RUNNER = {"computer_pace_seconds": 3600}
@@ -128,3 +131,34 @@ def test_hints_are_for_the_player_who_asked_and_mark_the_result(client: TestClie
     assert "Show hints" not in watched
     game = spectator.get(f"/api/v1/games/{game_id}").json()
     assert game["players"][0]["name"] == "Ann"
+
+
+def test_while_the_table_builds_hints_say_the_computer_is_still_preparing(
+    client: TestClient, tmp_path: Path
+) -> None:
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    release = threading.Event()
+    building = StrategyProvider(tmp_path / "building", build=lambda: _never(release))
+    building.start()
+    service.strategy = building
+    try:
+        game_id = new_solo_game(client)
+        shown = post(client, f"/games/{game_id}/hints", enabled="true")
+        assert "Hide hints" in shown.text
+        assert (
+            '<p class="hint-note" role="status">The computer is still preparing its strategy; '
+            "hints will appear once it is ready.</p>"
+        ) in shown.text
+        assert "Expected final total" not in shown.text  # no fallback figures passed as hints
+        assert "still preparing" in client.get(f"/games/{game_id}").text
+        bot_game, token, _ = started_game(client, "Bot")
+        act(client, bot_game, token, "roll", {"hold": []})
+        advice = client.get(f"/api/v1/games/{bot_game}/advice", headers=auth(token)).json()
+        assert advice["optimal"] is False  # a bot is told the advice is the fallback's
+    finally:
+        release.set()
+
+
+def _never(release: threading.Event) -> FloatArray:
+    release.wait(60)
+    raise RuntimeError("the test is over")

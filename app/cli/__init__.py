@@ -1,0 +1,163 @@
+"""``penta``: the operator's command line.
+
+    penta serve [--host H] [--port P]   check, migrate, then serve (the Docker image's command)
+    penta migrate                       bring the database schema up to date
+    penta backup PATH                   a consistent copy of the live database (file or folder)
+    penta restore PATH                  replace the database with a backup (server stopped)
+    penta strategy build                build the optimal strategy's table ahead of time
+    penta version                       the version of Penta, Python and SQLite
+
+Every command reads the same ``PENTA_*`` settings as the server. A problem the operator has
+to fix (a bad setting, an unwritable folder, a database from a newer Penta) is printed as one
+line on stderr, with exit status 1 and no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import platform
+import sqlite3
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+from app import __version__
+from app.cli import backup as backups
+from app.cli import preflight
+from app.cli.preflight import StartupError
+
+LOG_FORMAT = "%(levelname)s:     %(message)s"
+"""uvicorn's own format, so that Penta's lines read like the server's around them."""
+
+
+def _serve(arguments: argparse.Namespace) -> None:
+    import uvicorn
+
+    settings = preflight.load_settings()
+    preflight.check_all(settings)
+    _log_to_stderr()
+    # Migrations run in the app's start-up, before it serves a request. Proxy headers are
+    # believed only from uvicorn's FORWARDED_ALLOW_IPS (default 127.0.0.1; README).
+    uvicorn.run(
+        "app.main:app",
+        host=arguments.host,
+        port=arguments.port,
+        proxy_headers=True,
+        timeout_graceful_shutdown=5,
+    )
+
+
+def _migrate(_arguments: argparse.Namespace) -> None:
+    from app.store.migrate import current_revision, upgrade
+
+    settings = preflight.load_settings()
+    preflight.check_all(settings)
+    upgrade(settings.resolved_database_url)
+    print(f"database at schema revision {current_revision(settings.resolved_database_url)}")
+
+
+def _backup(arguments: argparse.Namespace) -> None:
+    settings = preflight.load_settings()
+    database = backups.sqlite_path(settings.resolved_database_url)
+    target = Path(arguments.path)
+    if arguments.path.endswith("/"):  # a folder, made if need be, for a dated file
+        preflight.check_writable(target, "backup folder")
+    copied = backups.backup(database, target)
+    print(f"backed up {copied.counted} to {copied.path} ({copied.size} bytes)")
+
+
+def _restore(arguments: argparse.Namespace) -> None:
+    from app.store.migrate import upgrade
+
+    settings = preflight.load_settings()
+    preflight.check_storage(settings)
+    database = backups.sqlite_path(settings.resolved_database_url)
+    copied = backups.restore(arguments.path, database)
+    preflight.check_database(settings)
+    upgrade(settings.resolved_database_url)  # a backup from an older Penta comes up to date
+    print(f"restored {copied.counted} from {arguments.path} into {copied.path}")
+
+
+def _strategy_build(_arguments: argparse.Namespace) -> None:
+    from app.strategy.__main__ import main as strategy_main
+
+    settings = preflight.load_settings()
+    location = settings.resolved_strategy_table
+    preflight.check_writable(location if location.suffix != ".npz" else location.parent, "folder")
+    strategy_main(["build", "--path", str(location)])
+
+
+def _version(_arguments: argparse.Namespace) -> None:
+    print(
+        f"penta {__version__} (Python {platform.python_version()}, SQLite {sqlite3.sqlite_version})"
+    )
+
+
+class _QuietHealthChecks(logging.Filter):
+    """Leave the container's own health checks (every 3 s, from 127.0.0.1) out of the access
+    log, where they would bury the requests that matter; other ``/healthz`` calls stay."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        arguments = record.args
+        return not (
+            isinstance(arguments, tuple)
+            and len(arguments) >= 3
+            and arguments[2] == "/healthz"
+            and str(arguments[0]).startswith("127.0.0.1:")
+        )
+
+
+def _log_to_stderr() -> None:
+    """Show Penta's own INFO lines (the strategy table's load or build) beside uvicorn's."""
+    handler = logging.StreamHandler()
+    handler.setFormatter(logging.Formatter(LOG_FORMAT))
+    logger = logging.getLogger("app")
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logging.getLogger("uvicorn.access").addFilter(_QuietHealthChecks())
+
+
+def parser() -> argparse.ArgumentParser:
+    """The argument parser; each command's handler is its ``run`` default."""
+    root = argparse.ArgumentParser(
+        prog="penta", description="Penta's operator tools.", epilog="Settings: PENTA_* (README)"
+    )
+    root.add_argument("--version", action="version", version=f"penta {__version__}")
+    commands = root.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    def command(name: str, run: Callable[[argparse.Namespace], None], help_: str) -> Any:
+        sub = commands.add_parser(name, help=help_, description=help_)
+        sub.set_defaults(run=run)
+        return sub
+
+    serve = command("serve", _serve, "check the setup, migrate the database, then serve")
+    serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
+    serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
+    command("migrate", _migrate, "bring the database schema up to date")
+    command(
+        "backup", _backup, "copy the live database to PATH (a file, or a folder/ for a dated one)"
+    ).add_argument("path", metavar="PATH")
+    command(
+        "restore", _restore, "replace the database with the backup PATH (stop the server first)"
+    ).add_argument("path", metavar="PATH", type=Path)
+    strategy = command("strategy", _strategy_build, "the optimal strategy's table")
+    strategy.add_argument("action", choices=["build"], help="build it ahead of time")
+    command("version", _version, "print the versions of Penta, Python and SQLite")
+    # `penta verify` (the fairness log's check, app.fairness) joins here as one more command.
+    return root
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run one command; an operator's problem exits 1 with one line on stderr."""
+    arguments = parser().parse_args(argv)
+    try:
+        arguments.run(arguments)
+    except StartupError as error:
+        print(f"penta: {error}", file=sys.stderr)
+        raise SystemExit(1) from None
+
+
+if __name__ == "__main__":
+    main()
