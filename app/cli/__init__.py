@@ -74,8 +74,9 @@ def _restore(arguments: argparse.Namespace) -> None:
     settings = preflight.load_settings()
     preflight.check_storage(settings)
     database = backups.sqlite_path(settings.resolved_database_url)
+    if arguments.path.is_file():
+        preflight.check_backup(arguments.path)
     copied = backups.restore(arguments.path, database)
-    preflight.check_database(settings)
     upgrade(settings.resolved_database_url)  # a backup from an older Penta comes up to date
     print(f"restored {copied.counted} from {arguments.path} into {copied.path}")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from sqlalchemy.exc import ArgumentError, DBAPIError
 
 from app.settings import Settings
 from app.store.migrate import UnknownRevision, check_known_revision
@@ -98,6 +98,20 @@ def check_database(settings: Settings) -> None:
             f"this version knows up to {error.head}): run that newer version again, or "
             "`penta restore` a backup taken with this one"
         ) from None
+
+
+def check_backup(path: Path) -> None:
+    """A backup to restore is not from a newer Penta (checked before anything is replaced).
+    Whether it is a Penta database at all, the restore itself checks."""
+    try:
+        check_known_revision(f"sqlite:///{path}")
+    except UnknownRevision as error:
+        raise StartupError(
+            f"the backup {path} was taken by a newer Penta (schema revision {error.revision}, "
+            f"this version knows up to {error.head}): restore it with that version"
+        ) from None
+    except DBAPIError:
+        return
 
 
 def check_all(settings: Settings) -> None:

@@ -59,8 +59,10 @@ def image(report: Report, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
     Both are removed afterwards: a cold build each run would otherwise pile up on the disk."""
     require_engine()
     ensure_base_image()
-    cold, _ = _build(ROOT, "--no-cache")
+    cold, output = _build(ROOT, "--no-cache")
     report("cold build (base image cached)", f"{cold:.1f} s")
+    warnings = [line for line in output.splitlines() if "warn" in line.lower()]
+    assert warnings == [], "the build warns"
     built = [_image_id()]
     try:
         changed = tmp_path_factory.mktemp("context") / "penta"

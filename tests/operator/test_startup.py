@@ -199,3 +199,20 @@ def test_backup_and_restore_refuse_what_they_cannot_use_in_one_line(tmp_path: Pa
     assert one_line_refusal(penta("restore", str(tmp_path / "missing.db"), **data)) == (
         f"penta: there is no backup at {tmp_path / 'missing.db'}"
     )
+
+
+def test_a_backup_from_a_newer_penta_is_refused_before_anything_is_replaced(
+    tmp_path: Path,
+) -> None:
+    newer, data = tmp_path / "newer", {"PENTA_DATA_DIR": str(tmp_path / "data")}
+    assert penta("migrate", PENTA_DATA_DIR=str(newer)).returncode == 0
+    with sqlite3.connect(newer / "penta.db") as connection:
+        connection.execute("UPDATE alembic_version SET version_num = '0099'")
+    assert penta("migrate", **data).returncode == 0
+    before = (tmp_path / "data" / "penta.db").read_bytes()
+    assert one_line_refusal(penta("restore", str(newer / "penta.db"), **data)) == (
+        f"penta: the backup {newer / 'penta.db'} was taken by a newer Penta (schema revision "
+        "0099, this version knows up to 0002): restore it with that version"
+    )
+    assert (tmp_path / "data" / "penta.db").read_bytes() == before
+    assert not list((tmp_path / "data").glob("penta-before-restore-*"))
