@@ -36,6 +36,8 @@ def make_settings(tmp_path: Path, strategy_table: Path) -> Callable[..., Setting
             "strategy_table": strategy_table,
             "secret_key": TEST_SECRET_KEY,
             "testing": True,
+            # TestClient's requests name the host "testserver".
+            "allowed_hosts": "testserver,localhost,127.0.0.1",
         }
         values.update(overrides)
         return Settings(**values)

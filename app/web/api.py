@@ -12,6 +12,7 @@ from app.service.errors import ForbiddenError
 from app.service.games import Expect
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
+from app.web.hosts import base_url
 from app.web.limits import CreateLimit, JoinLimit
 from app.web.schemas import (
     AdviceOut,
@@ -53,7 +54,7 @@ router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES) 
 
 
 def _out(request: Request, view: GameView) -> GameOut:
-    return GameOut.of(view, str(request.base_url))
+    return GameOut.of(view, base_url(request))
 
 
 def _json(answer: BaseModel, status_code: int = 200) -> Response:

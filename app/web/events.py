@@ -21,6 +21,7 @@ from app.service.events import Broker
 from app.service.games import GameService
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
+from app.web.hosts import base_url
 from app.web.pages import hints_for
 from app.web.schemas import GameOut
 from app.web.templating import render
@@ -151,6 +152,7 @@ async def page_events(
     language = request.state.language
     templates = request.app.state.templates
     live: LiveViews = request.app.state.live_views
+    site = base_url(request)
     auto_seconds = request.app.state.settings.auto_confirm_seconds
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
@@ -167,13 +169,14 @@ async def page_events(
                     oob=True,
                     csrf_token="",
                     auto_seconds=auto_seconds,
+                    base_url=site,
                     hints=hints_for(service, view, seat),
                 )
             return sse("update", view.version, html)
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
-        yield await live.rendering(view, f"{page}:{language}", seat, make)
+        yield await live.rendering(view, f"{page}:{language}:{site}", seat, make)
 
     return _event_stream(
         _stream(request, game_id, _start_version(last_event_id, version), render_event)
@@ -190,14 +193,14 @@ async def api_events(
 ) -> StreamingResponse:
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
-    base_url = str(request.base_url)
+    site = base_url(request)
     live: LiveViews = request.app.state.live_views
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
         def make() -> str:
-            return sse("game", view.version, GameOut.of(view, base_url).model_dump_json())
+            return sse("game", view.version, GameOut.of(view, site).model_dump_json())
 
-        yield await live.rendering(view, f"api:{base_url}", None, make)
+        yield await live.rendering(view, f"api:{site}", None, make)
 
     return _event_stream(
         _stream(request, game_id, _start_version(last_event_id, None), render_event)

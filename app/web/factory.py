@@ -20,6 +20,8 @@ from app.strategy import StrategyProvider
 from app.web import api, errors, events, lobby, logs, pages, review, stats
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
+from app.web.head import HeadMiddleware
+from app.web.hosts import HostMiddleware
 from app.web.limits import RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
@@ -70,6 +72,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         secret_key=settings.resolved_secret_key,
         secure_cookies=settings.secure_cookies,
     )
+    app.add_middleware(HeadMiddleware)
+    app.add_middleware(HostMiddleware, names=settings.host_names, public_url=settings.public_url)
     errors.install(app)
     app.include_router(api.router)
     app.include_router(events.router)

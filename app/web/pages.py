@@ -16,6 +16,7 @@ from app.service.errors import ServiceError
 from app.service.games import Expect, GameService
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
+from app.web.hosts import base_url
 from app.web.limits import CreateLimit
 from app.web.middleware import LANGUAGE_COOKIE
 from app.web.templating import render
@@ -40,7 +41,7 @@ def page_context(request: Request, **context: Any) -> dict[str, Any]:
         "csrf_token": request.state.csrf_token,
         "lang": i18n.current_language(),
         "auto_seconds": request.app.state.settings.auto_confirm_seconds,
-        "base_url": str(request.base_url),
+        "base_url": base_url(request),
         **context,
     }
 
@@ -148,7 +149,7 @@ def game_page(
     view = service.get(game_id)
     secret = request.cookies.get(seat_cookie(game_id))
     me = service.seat_of(game_id, secret)
-    resume_url = f"{request.base_url}games/{game_id}/resume/{secret}" if me is not None else None
+    resume_url = f"{base_url(request)}games/{game_id}/resume/{secret}" if me is not None else None
     template = "lobby.html" if view.is_waiting else "game.html"
     context = page_context(
         request, game=view, me=me, resume_url=resume_url, hints=hints_for(service, view, me)
