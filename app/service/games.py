@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, select
 
 from app.rules import (
     Action,
@@ -61,10 +61,14 @@ class GameService(Lobby):
             snapshot = self._snapshot(connection, game_id)
         return GameView.of(snapshot.record, snapshot.state)
 
-    def check_database(self) -> None:
-        """Raise unless the database answers."""
-        with self.database.reading() as session:
-            session.execute(text("SELECT 1"))
+    def database_problem(self) -> str | None:
+        """Why changes cannot be saved now (disk full, read-only, locked), or None.
+        Waits a few tens of milliseconds at most; call it off the event loop."""
+        return self.database.problem()
+
+    def log_bytes(self) -> int:
+        """The size of the database's write-ahead log (kept small by the checkpointer)."""
+        return self.database.wal_bytes()
 
     def advice(self, game_id: str, secret: str | None) -> Advice | None:
         """The optimal player's advice, for the player to move only (else None)."""

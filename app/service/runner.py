@@ -11,6 +11,9 @@ from anyio import to_thread
 
 from app.service.errors import ServiceError
 from app.service.games import GameService
+from app.store.database import DatabaseBusyError
+
+BUSY_RETRY_SECONDS = 1.0
 
 logger = logging.getLogger(__name__)
 
@@ -81,6 +84,9 @@ class ComputerRunner:
             # On the loop, as the routes' moves: a step is a fraction of a millisecond.
             delay = self.service.play_for_computer(game_id)
         except ServiceError:
+            return
+        except DatabaseBusyError:  # another process holds the database: try again soon
+            self._schedule(game_id, BUSY_RETRY_SECONDS)
             return
         except Exception:
             logger.exception("the computer could not play in game %s", game_id)

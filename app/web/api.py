@@ -14,6 +14,7 @@ from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
 from app.web.hosts import base_url
 from app.web.limits import CreateLimit, JoinLimit
+from app.web.patience import patiently
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
@@ -77,7 +78,7 @@ def _game(request: Request, view: GameView) -> Response:
 )
 async def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
     """A waiting game with you as host in seat 0; keep the token, it is your seat."""
-    view, token = service.create(body.name, turn_seconds=body.turn_seconds)
+    view, token = await patiently(lambda: service.create(body.name, turn_seconds=body.turn_seconds))
     return _json(SeatOut(game=_out(request, view), token=token), 201)
 
 
@@ -92,7 +93,7 @@ async def start_game(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep
 ) -> Response:
     """Start the game (host only)."""
-    return _game(request, service.start(game_id, token))
+    return _game(request, await patiently(lambda: service.start(game_id, token)))
 
 
 @router.post("/games/{game_id}/roll", response_model=GameOut)
@@ -100,7 +101,8 @@ async def roll(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: RollIn
 ) -> Response:
     """Roll the dice not in ``hold`` (``[]`` on the first roll)."""
-    view = service.roll(game_id, token, hold=body.hold, expect=Expect(version=body.version))
+    expect = Expect(version=body.version)
+    view = await patiently(lambda: service.roll(game_id, token, hold=body.hold, expect=expect))
     return _game(request, view)
 
 
@@ -109,7 +111,8 @@ async def score(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ScoreIn
 ) -> Response:
     """Record the dice in a box."""
-    view = service.score(game_id, token, body.box.value, expect=Expect(version=body.version))
+    expect = Expect(version=body.version)
+    view = await patiently(lambda: service.score(game_id, token, body.box.value, expect=expect))
     return _game(request, view)
 
 
@@ -123,7 +126,8 @@ async def auto(
 ) -> Response:
     """After the third roll, record the dice in the box the computer would choose."""
     version = body.version if body else None
-    return _game(request, service.auto(game_id, token, expect=Expect(version=version)))
+    expect = Expect(version=version)
+    return _game(request, await patiently(lambda: service.auto(game_id, token, expect=expect)))
 
 
 @router.get("/games/{game_id}/advice")

@@ -31,7 +31,7 @@ from app.web.templating import create_templates, render
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A Penta app. Migrations run and the strategy table loads (or builds) at start-up."""
     settings = settings or Settings()
-    database = Database(settings.resolved_database_url)
+    database = Database(settings.resolved_database_url, wait_seconds=settings.database_wait_seconds)
     dice: DiceSource = (
         ScriptedDice.parse(settings.dice_script) if settings.dice_script else SecureDice()
     )

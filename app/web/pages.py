@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app import i18n
@@ -19,6 +19,7 @@ from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_co
 from app.web.hosts import base_url
 from app.web.limits import CreateLimit
 from app.web.middleware import LANGUAGE_COOKIE
+from app.web.patience import patiently
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -126,12 +127,12 @@ async def create_game(
     mode: Annotated[str, Form(pattern="^(solo|friends)$")] = "solo",
     turn_seconds: Annotated[str, Form(max_length=4)] = "",
 ) -> Response:
+    timer = int(turn_seconds) if turn_seconds.isdigit() else None
     try:
-        view, secret = service.create(
-            name, turn_seconds=int(turn_seconds) if turn_seconds.isdigit() else None
-        )
+        # Two changes, each tried again on its own: a retried create would make two games.
+        view, secret = await patiently(lambda: service.create(name, turn_seconds=timer))
         if mode == "solo":
-            view = service.start(view.id, secret)
+            view = await patiently(lambda: service.start(view.id, secret))
     except ServiceError as error:
         context = page_context(
             request, error=i18n.translate_error(error.code, error.message), name=name[:32]
@@ -169,7 +170,9 @@ async def board(board: BoardDep) -> Response:
 @router.post("/games/{game_id}/roll", dependencies=[CsrfDep])
 async def roll(board: BoardDep, expect: ExpectDep) -> Response:
     """Roll the dice that are not held."""
-    return board.act(lambda service: service.roll(board.game_id, board.secret, expect=expect))
+    return await patiently(
+        lambda: board.act(lambda service: service.roll(board.game_id, board.secret, expect=expect))
+    )
 
 
 @router.post("/games/{game_id}/dice/{die}", dependencies=[CsrfDep])
@@ -177,8 +180,10 @@ async def hold(
     board: BoardDep, expect: ExpectDep, die: int, held: Annotated[bool, Form()]
 ) -> Response:
     """Hold (``held=true``) or release one die."""
-    return board.act(
-        lambda service: service.set_hold(board.game_id, board.secret, die, held, expect=expect)
+    return await patiently(
+        lambda: board.act(
+            lambda service: service.set_hold(board.game_id, board.secret, die, held, expect=expect)
+        )
     )
 
 
@@ -187,19 +192,27 @@ async def score(
     board: BoardDep, expect: ExpectDep, box: Annotated[str, Form(max_length=40)]
 ) -> Response:
     """Record the dice in the selected box: the Confirm turn button."""
-    return board.act(lambda service: service.score(board.game_id, board.secret, box, expect=expect))
+    return await patiently(
+        lambda: board.act(
+            lambda service: service.score(board.game_id, board.secret, box, expect=expect)
+        )
+    )
 
 
 @router.post("/games/{game_id}/auto", dependencies=[CsrfDep])
 async def auto(board: BoardDep, expect: ExpectDep) -> Response:
     """The countdown ran out after the third roll: record the computer's box."""
-    return board.act(lambda service: service.auto(board.game_id, board.secret, expect=expect))
+    return await patiently(
+        lambda: board.act(lambda service: service.auto(board.game_id, board.secret, expect=expect))
+    )
 
 
 @router.post("/games/{game_id}/hints", dependencies=[CsrfDep])
 async def hints(board: BoardDep, enabled: Annotated[bool, Form()]) -> Response:
     """Turn one's own hints on or off."""
-    return board.act(lambda service: service.set_hints(board.game_id, board.secret, enabled))
+    return await patiently(
+        lambda: board.act(lambda service: service.set_hints(board.game_id, board.secret, enabled))
+    )
 
 
 @router.post("/language", dependencies=[CsrfDep])
@@ -224,10 +237,20 @@ def choose_language(
 
 
 @router.get("/healthz")
-def healthz(request: Request, service: ServiceDep) -> dict[str, str | int]:
-    """Liveness and database check for the container's HEALTHCHECK, with the open streams."""
-    service.check_database()
-    return {"status": "ok", "live_streams": request.app.state.broker.count()}
+def healthz(request: Request, service: ServiceDep) -> JSONResponse:
+    """For the container's HEALTHCHECK and uptime monitors: 200 ``ok``, or 503 ``unhealthy``
+    with the ``reason`` when changes cannot be saved (disk full, read-only, locked); with
+    the open live streams and the size of the database's write-ahead log.
+
+    A plain ``def``: the write probe may wait a little, in a worker thread, never on the loop.
+    """
+    problem = service.database_problem()
+    body: dict[str, str | int] = {"status": "ok" if problem is None else "unhealthy"}
+    if problem is not None:
+        body["reason"] = problem
+    body["live_streams"] = request.app.state.broker.count()
+    body["wal_bytes"] = service.log_bytes()
+    return JSONResponse(body, status_code=200 if problem is None else 503)
 
 
 def _translated(error: ServiceError) -> dict[str, str]:

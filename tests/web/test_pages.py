@@ -209,4 +209,6 @@ def test_someone_elses_game_shows_no_controls(client: TestClient) -> None:
 
 
 def test_healthz(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok", "live_streams": 0}
+    health = client.get("/healthz").json()
+    assert health == {"status": "ok", "live_streams": 0, "wal_bytes": health["wal_bytes"]}
+    assert 0 <= health["wal_bytes"] < 4 * 1024 * 1024
