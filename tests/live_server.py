@@ -36,6 +36,10 @@ class Server:
             "PENTA_STRATEGY_TABLE": str(strategy_table),
             "PENTA_SECRET_KEY": TEST_SECRET_KEY,
             "PENTA_TESTING": "true",
+            # Tests play faster than any person: the action limits are on where a test
+            # says so (tests/hardening/test_action_limits.py).
+            "PENTA_ACTIONS_PER_MINUTE": "0",
+            "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",
             **env,
         }
         data_dir.mkdir(parents=True)

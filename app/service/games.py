@@ -20,7 +20,7 @@ from app.rules import (
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
 from app.service.dice import DiceSource, roll
-from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooManyError
 from app.service.lobby import Lobby
 from app.service.records import now, seat_of, seconds_left
 from app.service.views import GameView
@@ -29,6 +29,8 @@ from app.store.models import GameRecord, GameStatus
 from app.store.rows import GameRow
 from app.store.snapshots import Snapshot, StaleWriteError, write_actions
 from app.strategy import StrategyProvider
+
+MAX_HOLDS_PER_TURN = 40
 
 
 @dataclass(frozen=True)
@@ -48,10 +50,20 @@ class Expect:
 class GameService(Lobby):
     """The lobby, plus play: applies each seat's actions, refusing what is not allowed."""
 
-    def __init__(self, database: Database, dice: DiceSource, strategy: StrategyProvider) -> None:
+    def __init__(
+        self,
+        database: Database,
+        dice: DiceSource,
+        strategy: StrategyProvider,
+        *,
+        max_holds_per_turn: int = MAX_HOLDS_PER_TURN,
+    ) -> None:
         super().__init__(database)
         self.dice = dice
         self.strategy = strategy
+        self.max_holds_per_turn = max_holds_per_turn
+        """Hold changes a person may log in one turn (0: no cap). A person needs a few;
+        without a cap one browser logged 28,000 in a minute, each a row to keep."""
 
     # -- reading -------------------------------------------------------------------------
 
@@ -242,10 +254,19 @@ class GameService(Lobby):
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
-            snapshot = self._record(
-                connection, snapshot, acting, plan(state), by_computer=by_computer
-            )
+            actions = plan(state)
+            if not by_computer:
+                self._check_holds(snapshot, actions)
+            snapshot = self._record(connection, snapshot, acting, actions, by_computer=by_computer)
         return self._committed(snapshot)
+
+    def _check_holds(self, snapshot: Snapshot, actions: list[Action]) -> None:
+        holds = sum(isinstance(action, Hold) for action in actions)
+        cap = self.max_holds_per_turn
+        if cap and holds and snapshot.turn_holds + holds > cap:
+            raise TooManyError(
+                "too_many_holds", "too many hold changes this turn: roll or choose a box"
+            )
 
     @staticmethod
     def _record(

@@ -153,7 +153,7 @@ class Lobby:
             record.rematch_id = rematch.id
             record.version += 1
             session.flush()
-            snapshot = snapshot_of(record, kept.state, kept.logged)
+            snapshot = snapshot_of(record, kept.state, kept.logged, kept.turn_holds)
         self._committed(snapshot)
         return rematch.id
 
@@ -175,7 +175,7 @@ class Lobby:
             state = kept.state
             if record.status == GameStatus.WAITING:
                 state = replay_log(record.status, len(record.players), ())
-            snapshot = snapshot_of(record, state, kept.logged)
+            snapshot = snapshot_of(record, state, kept.logged, kept.turn_holds)
         return self._committed(snapshot)
 
     def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:

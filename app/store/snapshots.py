@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
-from app.rules import Action, Game
+from app.rules import Action, Game, Hold, Score
 from app.store.driver import DriverStatement
 from app.store.log import action_row, replay_log, stored_action
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
@@ -93,6 +93,8 @@ class Snapshot:
     state: Game
     logged: int
     """How many actions its log holds."""
+    turn_holds: int = 0
+    """How many hold changes the log holds since the current turn began (they are capped)."""
 
     @property
     def version(self) -> int:
@@ -123,7 +125,17 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
         for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
     ]
     state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(record, state, len(actions))
+    return Snapshot(record, state, len(actions), holds_since_turn_began(0, actions))
+
+
+def holds_since_turn_began(holds: int, actions: Sequence[Action]) -> int:
+    """The hold changes of the current turn after ``actions``, ``holds`` before them."""
+    for action in actions:
+        if isinstance(action, Score):
+            holds = 0
+        elif isinstance(action, Hold):
+            holds += 1
+    return holds
 
 
 def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapshot:
@@ -134,10 +146,13 @@ def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapsho
     return Snapshot(record, state, 0)
 
 
-def snapshot_of(record: GameRecord, state: Game, logged: int | None = None) -> Snapshot:
+def snapshot_of(
+    record: GameRecord, state: Game, logged: int | None = None, turn_holds: int = 0
+) -> Snapshot:
     """The snapshot of an ORM record loaded with its seats, its state and the length of its
     log (``len(record.actions)`` unless given)."""
-    return Snapshot(GameRow.of(record), state, len(record.actions) if logged is None else logged)
+    logged = len(record.actions) if logged is None else logged
+    return Snapshot(GameRow.of(record), state, logged, turn_holds)
 
 
 def write_actions(
@@ -196,7 +211,12 @@ def write_actions(
         replace(player, final_total=totals[player.seat]) if player.seat in totals else player
         for player in record.players
     )
-    return Snapshot(replace(record, **changes, players=seats), state, snapshot.logged + len(rows))
+    return Snapshot(
+        replace(record, **changes, players=seats),
+        state,
+        snapshot.logged + len(rows),
+        holds_since_turn_began(snapshot.turn_holds, actions),
+    )
 
 
 class Snapshots:

@@ -27,10 +27,7 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, error: ServiceError) -> Response:
-        headers = None
-        if error.retry_after is not None:
-            headers = {"Retry-After": str(error.retry_after)}
-        return error_response(request, error.status, error.code, error.message, headers)
+        return service_error_response(request, error)
 
     @app.exception_handler(DatabaseBusyError)
     async def busy(request: Request, _error: DatabaseBusyError) -> Response:
@@ -58,6 +55,14 @@ def install(app: FastAPI) -> None:
         codes = {400: "malformed", 404: "not_found", 413: "too_large"}
         code = codes.get(error.status_code, "http_error")
         return error_response(request, error.status_code, code, str(error.detail), error.headers)
+
+
+def service_error_response(request: Request, error: ServiceError) -> Response:
+    """The answer to a refusal of the service (or of a limit), with ``Retry-After`` if known."""
+    headers = None
+    if error.retry_after is not None:
+        headers = {"Retry-After": str(error.retry_after)}
+    return error_response(request, error.status, error.code, error.message, headers)
 
 
 def error_response(

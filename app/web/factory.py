@@ -22,7 +22,7 @@ from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
 from app.web.head import HeadMiddleware
 from app.web.hosts import HostMiddleware
-from app.web.limits import RateLimiter
+from app.web.limits import ActionLimitMiddleware, RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
 from app.web.templating import create_templates, render
@@ -36,7 +36,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ScriptedDice.parse(settings.dice_script) if settings.dice_script else SecureDice()
     )
     strategy = StrategyProvider(settings.resolved_strategy_table)
-    service = GameService(database, dice, strategy)
+    service = GameService(database, dice, strategy, max_holds_per_turn=settings.max_holds_per_turn)
     broker = Broker()
     service.listeners.append(broker.publish)
     runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
@@ -67,6 +67,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
     logs.install()
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
+    app.add_middleware(
+        ActionLimitMiddleware,
+        per_address=settings.actions_per_minute,
+        per_seat=settings.seat_actions_per_minute,
+    )
     app.add_middleware(
         BrowserMiddleware,
         secret_key=settings.resolved_secret_key,
