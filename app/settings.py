@@ -89,6 +89,38 @@ class Settings(BaseSettings):
     max_holds_per_turn: int = Field(
         default=40, ge=0, description="Hold changes one turn may log; 0: no cap"
     )
+    max_header_bytes: int = Field(
+        default=16 * 1024,
+        ge=1024,
+        description="Largest request head (request line and headers); beyond it 431 and the "
+        "connection is closed, before more is read",
+    )
+    max_headers: int = Field(default=100, ge=10, description="Most header lines in a request")
+    header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="Time a connection has to send a whole request head, from when it opens "
+        "or its previous answer ends; then it is closed",
+    )
+    max_connections: int = Field(
+        default=1000, ge=0, description="Open connections in all (503 beyond; 0: no cap)"
+    )
+    max_connections_per_address: int = Field(
+        default=64, ge=0, description="Open connections from one address (429 beyond; 0: no cap)"
+    )
+    max_streams: int = Field(
+        default=500, ge=0, description="Live-update streams open in all (503 beyond; 0: no cap)"
+    )
+    max_streams_per_address: int = Field(
+        default=16,
+        ge=0,
+        description="Live-update streams open from one address (429 beyond; 0: no cap)",
+    )
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated addresses or networks of reverse proxies whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed; none by default",
+    )
     database_wait_seconds: float = Field(
         default=2.0,
         gt=0,

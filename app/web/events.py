@@ -8,6 +8,7 @@ per version, language and seat, however many people watch.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
@@ -22,8 +23,10 @@ from app.service.games import GameService
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.hosts import base_url
+from app.web.limits import client_address
 from app.web.pages import hints_for
 from app.web.schemas import GameOut
+from app.web.stream_limits import StreamSlots
 from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
@@ -102,6 +105,7 @@ async def _stream(
     game_id: str,
     seen: int,
     render_event: Callable[[GameView], AsyncIterator[str]],
+    release: Callable[[], None],
 ) -> AsyncIterator[str]:
     broker: Broker = request.app.state.broker
     live: LiveViews = request.app.state.live_views
@@ -120,12 +124,21 @@ async def _stream(
             async for event in render_event(view):
                 yield event
     finally:
+        release()
         subscription.close()
         if broker.count(game_id) == 0:
             live.forget(game_id)
 
 
-def _event_stream(body: AsyncIterator[str]) -> StreamingResponse:
+def _event_stream(
+    request: Request, open_stream: Callable[[Callable[[], None]], AsyncIterator[str]]
+) -> StreamingResponse:
+    """The stream ``open_stream`` makes, if the client and the server may open one more
+    (else 429 or 503); ``open_stream`` is given the release of its slot to call at its end."""
+    slots: StreamSlots = request.app.state.stream_slots
+    release = slots.take(client_address(request))
+    body = open_stream(release)
+    weakref.finalize(body, release)  # a stream never started is never ended either
     return StreamingResponse(
         body,
         media_type="text/event-stream",
@@ -178,8 +191,9 @@ async def page_events(
         # <body>), so one rendering serves every reader with the same language and seat.
         yield await live.rendering(view, f"{page}:{language}:{site}", seat, make)
 
+    seen = _start_version(last_event_id, version)
     return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, version), render_event)
+        request, lambda release: _stream(request, game_id, seen, render_event, release)
     )
 
 
@@ -202,6 +216,7 @@ async def api_events(
 
         yield await live.rendering(view, f"api:{site}", None, make)
 
+    seen = _start_version(last_event_id, None)
     return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, None), render_event)
+        request, lambda release: _stream(request, game_id, seen, render_event, release)
     )

@@ -8,6 +8,7 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
@@ -25,6 +26,8 @@ from app.web.hosts import HostMiddleware
 from app.web.limits import ActionLimitMiddleware, RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
+from app.web.server_setup import PentaApp, trusted_proxies
+from app.web.stream_limits import StreamSlots
 from app.web.templating import create_templates, render
 
 
@@ -51,7 +54,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await runner.stop()
         database.dispose()
 
-    app = FastAPI(
+    app = PentaApp(
         title="Penta",
         summary="Play Penta, a Yahtzee-family dice game, as a bot: create, join, roll, score.",
         version="1.0",
@@ -60,9 +63,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.penta_settings = settings
     app.state.service = service
     app.state.broker = broker
     app.state.live_views = LiveViews(service)
+    app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
     app.state.templates = create_templates()
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
     logs.install()
@@ -79,6 +84,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.add_middleware(HeadMiddleware)
     app.add_middleware(HostMiddleware, names=settings.host_names, public_url=settings.public_url)
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_proxies(settings))
     errors.install(app)
     app.include_router(api.router)
     app.include_router(events.router)
