@@ -163,6 +163,7 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("Not Found"),
     N_("Method Not Allowed"),
     N_("the server is busy: try again in a moment"),
+    N_("this game was closed after a long pause"),
     N_("the server cannot save changes right now: try again later"),
     N_("too many hold changes this turn: roll or choose a box"),
     N_("too many live updates are open from your address"),

@@ -121,6 +121,18 @@ class Settings(BaseSettings):
         description="Comma-separated addresses or networks of reverse proxies whose "
         "X-Forwarded-For and X-Forwarded-Proto are believed; none by default",
     )
+    abandon_after_days: float = Field(
+        default=7,
+        ge=0,
+        description="Games waiting or being played with no change for this long are closed "
+        "as abandoned (0: never)",
+    )
+    delete_finished_after_days: float = Field(
+        default=0,
+        ge=0,
+        description="Finished and abandoned games older than this are deleted with their log "
+        "and review (0: kept for ever, for statistics and reviews)",
+    )
     database_wait_seconds: float = Field(
         default=2.0,
         gt=0,

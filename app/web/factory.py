@@ -13,6 +13,7 @@ from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.retention import RetentionSweeper
 from app.service.runner import ComputerRunner
 from app.settings import ROOT, Settings
 from app.store.database import Database
@@ -43,14 +44,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     broker = Broker()
     service.listeners.append(broker.publish)
     runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
+    sweeper = RetentionSweeper(
+        service,
+        abandon_after_days=settings.abandon_after_days,
+        delete_after_days=settings.delete_finished_after_days,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         upgrade(settings.resolved_database_url)
         database.start_checkpoints()
         strategy.start()
+        await sweeper.start()
         await runner.start()
         yield
+        await sweeper.stop()
         await runner.stop()
         database.dispose()
 

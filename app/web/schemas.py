@@ -10,7 +10,7 @@ from app.rules import BOXES, Box
 from app.service.review import Decision
 from app.service.views import GameView
 
-Status = Literal["waiting", "playing", "finished"]
+Status = Literal["waiting", "playing", "finished", "abandoned"]
 
 
 class PlayerOut(BaseModel):
