@@ -135,8 +135,10 @@ class GuardedProtocol(HttpToolsProtocol):
         super().on_headers_complete()
 
     def on_response_complete(self) -> None:
+        # A pipelined request whose head has arrived already starts now: no head to wait for.
+        queued = bool(self.pipeline)
         super().on_response_complete()
-        if not self.transport.is_closing():
+        if not queued and not self.transport.is_closing():
             self._await_head()
 
     def shutdown(self) -> None:

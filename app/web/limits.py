@@ -175,7 +175,7 @@ class ActionLimitMiddleware:
             wait = self.addresses.take("action", scope_address(scope))
             if wait > 0:
                 refusal = RateLimitedError(wait)
-            else:
+            elif self.seats.capacity > 0:
                 seat = _seat_key(scope)
                 wait = self.seats.take("seat", seat) if seat else 0.0
                 if wait > 0:
