@@ -48,8 +48,7 @@ RUN /opt/uv/bin/uv sync --frozen --no-dev \
     && pybabel compile --statistics -d app/locales -D messages \
     && python -m compileall -q app migrations
 
-ENV PENTA_STRATEGY_TABLE=/app/prebuilt/strategy \
-    FORWARDED_ALLOW_IPS=127.0.0.1
+ENV PENTA_STRATEGY_TABLE=/app/prebuilt/strategy
 USER 10001:10001
 VOLUME /data
 EXPOSE 8000
@@ -60,5 +59,5 @@ HEALTHCHECK --interval=3s --timeout=3s --start-period=30s --retries=3 \
 
 # `penta serve` checks the data folder, the settings and the database (one line if one is
 # wrong), runs the migrations, then serves. Proxy headers are believed only from
-# FORWARDED_ALLOW_IPS: set it to your proxy's address (README).
+# PENTA_TRUSTED_PROXIES, and other hosts than PENTA_PUBLIC_URL's are refused (README).
 CMD ["penta", "serve", "--host", "0.0.0.0", "--port", "8000"]

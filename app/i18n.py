@@ -164,6 +164,12 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("this form has expired: reload the page and try again"),
     N_("Not Found"),
     N_("Method Not Allowed"),
+    N_("the server is busy: try again in a moment"),
+    N_("this game was closed after a long pause"),
+    N_("the server cannot save changes right now: try again later"),
+    N_("too many hold changes this turn: roll or choose a box"),
+    N_("too many live updates are open from your address"),
+    N_("the server has too many live updates open: try again later"),
 )
 """Messages shown as they are, translated by looking them up."""
 
@@ -220,6 +226,12 @@ def _rate_limited(match: re.Match[str]) -> str:
     }
 
 
+def _seat_limited(match: re.Match[str]) -> str:
+    return gettext(N_("too many actions from your seat: try again in %(seconds)d s")) % {
+        "seconds": int(match[1])
+    }
+
+
 def _too_large(match: re.Match[str]) -> str:
     return gettext(N_("the request is too large: at most %(bytes)d bytes")) % {
         "bytes": int(match[1])
@@ -243,6 +255,7 @@ ERROR_PATTERNS: tuple[tuple[re.Pattern[str], _Fields], ...] = (
     (re.compile(r"cannot .+ a game that has started"), _started),
     (re.compile(r"too many requests from your address: try again in (\d+) s"), _rate_limited),
     (re.compile(r"the request is too large: at most (\d+) bytes"), _too_large),
+    (re.compile(r"too many actions from your seat: try again in (\d+) s"), _seat_limited),
 )
 """Messages the rules and the service build around a value: a pattern and its rebuilding."""
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import secrets
 from functools import cached_property
 from pathlib import Path
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -63,6 +64,81 @@ class Settings(BaseSettings):
     computer_pace_seconds: float = Field(
         default=1.0, ge=0, description="Seconds between a computer player's visible steps"
     )
+    public_url: str | None = Field(
+        default=None,
+        description="The site's public address (https://penta.example): every absolute link "
+        "is built from it, and its host is allowed",
+    )
+    allowed_hosts: str = Field(
+        default="localhost,127.0.0.1,::1",
+        description="Comma-separated host names the server answers to (any port); a request "
+        "with another Host header is refused with 400. '*' allows any (unsafe: links are "
+        "then built from whatever Host a client sends)",
+    )
+    actions_per_minute: int = Field(
+        default=600,
+        ge=0,
+        description="Requests that change something (every POST) one client address may make "
+        "per minute, in bursts of as many; 0 turns the limit off",
+    )
+    seat_actions_per_minute: int = Field(
+        default=300,
+        ge=0,
+        description="Actions one seat may take per minute, in bursts of as many; 0: off",
+    )
+    max_holds_per_turn: int = Field(
+        default=40, ge=0, description="Hold changes one turn may log; 0: no cap"
+    )
+    max_header_bytes: int = Field(
+        default=16 * 1024,
+        ge=1024,
+        description="Largest request head (request line and headers); beyond it 431 and the "
+        "connection is closed, before more is read",
+    )
+    max_headers: int = Field(default=100, ge=10, description="Most header lines in a request")
+    header_timeout_seconds: float = Field(
+        default=10.0,
+        gt=0,
+        description="Time a connection has to send a whole request head, from when it opens "
+        "or its previous answer ends; then it is closed",
+    )
+    max_connections: int = Field(
+        default=1000, ge=0, description="Open connections in all (503 beyond; 0: no cap)"
+    )
+    max_connections_per_address: int = Field(
+        default=64, ge=0, description="Open connections from one address (429 beyond; 0: no cap)"
+    )
+    max_streams: int = Field(
+        default=500, ge=0, description="Live-update streams open in all (503 beyond; 0: no cap)"
+    )
+    max_streams_per_address: int = Field(
+        default=16,
+        ge=0,
+        description="Live-update streams open from one address (429 beyond; 0: no cap)",
+    )
+    trusted_proxies: str = Field(
+        default="",
+        description="Comma-separated addresses or networks of reverse proxies whose "
+        "X-Forwarded-For and X-Forwarded-Proto are believed; none by default",
+    )
+    abandon_after_days: float = Field(
+        default=7,
+        ge=0,
+        description="Games waiting or being played with no change for this long are closed "
+        "as abandoned (0: never)",
+    )
+    delete_finished_after_days: float = Field(
+        default=0,
+        ge=0,
+        description="Finished and abandoned games older than this are deleted with their log "
+        "and review (0: kept for ever, for statistics and reviews)",
+    )
+    database_wait_seconds: float = Field(
+        default=2.0,
+        gt=0,
+        description="How long a change waits for the database (off the event loop) before "
+        "it is answered 503 busy",
+    )
 
     @field_validator("secret_key")
     @classmethod
@@ -76,6 +152,26 @@ class Settings(BaseSettings):
         if self.dice_script is not None and not self.testing:
             raise ValueError("PENTA_DICE_SCRIPT is for tests only: it needs PENTA_TESTING=true")
         return self
+
+    @field_validator("public_url")
+    @classmethod
+    def _absolute(cls, value: str | None) -> str | None:
+        if value is None or value == "":
+            return None
+        parts = urlsplit(value)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise ValueError("PENTA_PUBLIC_URL must be an absolute http(s) address")
+        return value.rstrip("/")
+
+    @property
+    def host_names(self) -> frozenset[str]:
+        """The host names a request may name in its Host header (lower case, no port)."""
+        names = {name.strip().lower() for name in self.allowed_hosts.split(",") if name.strip()}
+        if self.public_url:
+            hostname = urlsplit(self.public_url).hostname
+            if hostname:
+                names.add(hostname.lower())
+        return frozenset(names)
 
     @property
     def resolved_database_url(self) -> str:

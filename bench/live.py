@@ -133,7 +133,17 @@ def main() -> None:
     table = ensure_strategy_table(arguments.strategy_table)
     results = {}
     with tempfile.TemporaryDirectory(prefix="penta-live-") as folder:
-        env = {"PENTA_DATA_DIR": f"{folder}/penta", "PENTA_STRATEGY_TABLE": str(table)}
+        env = {
+            "PENTA_DATA_DIR": f"{folder}/penta",
+            "PENTA_STRATEGY_TABLE": str(table),
+            # Every subscriber comes from one address: the per-client caps are off.
+            "PENTA_MAX_STREAMS": "0",
+            "PENTA_MAX_STREAMS_PER_ADDRESS": "0",
+            "PENTA_MAX_CONNECTIONS": "0",
+            "PENTA_MAX_CONNECTIONS_PER_ADDRESS": "0",
+            "PENTA_ACTIONS_PER_MINUTE": "0",
+            "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",
+        }
         with Uvicorn("app.main:app", env, log=Path(folder) / "penta.log") as server:
             for count in arguments.subscribers:
                 print(f"{count} subscribers ...", file=sys.stderr, flush=True)

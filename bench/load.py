@@ -252,7 +252,13 @@ def main() -> None:
         penta_env = {
             "PENTA_DATA_DIR": f"{folder}/penta",
             "PENTA_STRATEGY_TABLE": str(table),
-            "PENTA_RATE_LIMIT_PER_MINUTE": "1000000",
+            # One client address plays every game at machine speed: the limits per client
+            # (app/web/limits.py, app/web/connections.py) would refuse it, so they are off.
+            "PENTA_RATE_LIMIT_PER_MINUTE": "0",
+            "PENTA_ACTIONS_PER_MINUTE": "0",
+            "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",
+            "PENTA_MAX_CONNECTIONS": "0",
+            "PENTA_MAX_CONNECTIONS_PER_ADDRESS": "0",
         }
         servers = {
             "penta": stack.enter_context(

@@ -36,6 +36,12 @@ def make_settings(tmp_path: Path, strategy_table: Path) -> Callable[..., Setting
             "strategy_table": strategy_table,
             "secret_key": TEST_SECRET_KEY,
             "testing": True,
+            # TestClient's requests name the host "testserver".
+            "allowed_hosts": "testserver,localhost,127.0.0.1",
+            # Tests play faster than any person: the action limits are on where a test
+            # says so (tests/hardening/test_action_limits.py).
+            "actions_per_minute": 0,
+            "seat_actions_per_minute": 0,
         }
         values.update(overrides)
         return Settings(**values)

@@ -27,7 +27,16 @@ class Server:
     It can be killed (SIGKILL, as a crash) and restarted on the same data and port.
     """
 
-    def __init__(self, data_dir: Path, strategy_table: Path, **env: str) -> None:
+    def __init__(
+        self,
+        data_dir: Path,
+        strategy_table: Path,
+        *,
+        flags: tuple[str, ...] = ("--timeout-graceful-shutdown", "1"),
+        **env: str,
+    ) -> None:
+        """``flags``: uvicorn's options besides the host and port (``()``: a plain start)."""
+        self.flags = flags
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.environment = {
@@ -36,6 +45,10 @@ class Server:
             "PENTA_STRATEGY_TABLE": str(strategy_table),
             "PENTA_SECRET_KEY": TEST_SECRET_KEY,
             "PENTA_TESTING": "true",
+            # Tests play faster than any person: the action limits are on where a test
+            # says so (tests/hardening/test_action_limits.py).
+            "PENTA_ACTIONS_PER_MINUTE": "0",
+            "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",
             **env,
         }
         data_dir.mkdir(parents=True)
@@ -54,9 +67,7 @@ class Server:
                 "127.0.0.1",
                 "--port",
                 str(self.port),
-                # Open event streams would hold a graceful shutdown forever.
-                "--timeout-graceful-shutdown",
-                "1",
+                *self.flags,
             ],
             cwd=ROOT,
             env=self.environment,

@@ -38,15 +38,10 @@ def _serve(arguments: argparse.Namespace) -> None:
     settings = preflight.load_settings()
     preflight.check_all(settings)
     _log_to_stderr()
-    # Migrations run in the app's start-up, before it serves a request. Proxy headers are
-    # believed only from uvicorn's FORWARDED_ALLOW_IPS (default 127.0.0.1; README).
-    uvicorn.run(
-        "app.main:app",
-        host=arguments.host,
-        port=arguments.port,
-        proxy_headers=True,
-        timeout_graceful_shutdown=5,
-    )
+    # Migrations run in the app's start-up, before it serves a request. The app puts its own
+    # connection limits and proxy trust (PENTA_TRUSTED_PROXIES) into uvicorn when it starts
+    # (app/web/server_setup.py), so nothing about them is decided here.
+    uvicorn.run("app.main:app", host=arguments.host, port=arguments.port)
 
 
 def _migrate(_arguments: argparse.Namespace) -> None:

@@ -7,6 +7,8 @@ class ServiceError(Exception):
     """An action was refused; nothing was changed. ``code`` is stable, ``message`` explains."""
 
     status = 400
+    retry_after: int | None = None
+    """Seconds after which trying again may succeed (sent as ``Retry-After``), if known."""
 
     def __init__(self, code: str, message: str) -> None:
         super().__init__(message)
@@ -36,6 +38,16 @@ class InvalidError(ServiceError):
     """Malformed input."""
 
     status = 422
+
+
+class TooManyError(ServiceError):
+    """A per-turn or per-seat limit is reached: 429."""
+
+    status = 429
+
+    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
+        super().__init__(code, message)
+        self.retry_after = retry_after
 
 
 class UnavailableError(ServiceError):

@@ -24,7 +24,7 @@ from app.service.records import (
 )
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.log import replay
+from app.store.log import replay_log
 from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
 from app.store.snapshots import (
@@ -173,7 +173,8 @@ class Lobby:
         """A new game with the same players, started at once; its id. Any seat may ask, once:
         later requests get the same rematch."""
         with self.database.writing() as session:
-            record = load_game(session, game_id)
+            kept = self._snapshot(session.connection(), game_id)
+            record = load_game(session, game_id, with_actions=False)
             if seat_of(record, secret) is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
             if record.status != GameStatus.FINISHED:
@@ -204,18 +205,29 @@ class Lobby:
             record.rematch_id = rematch.id
             record.version += 1
             session.flush()
-            snapshot = snapshot_of(record, replay(record))
+            snapshot = snapshot_of(record, kept.state, kept)
         self._committed(snapshot)
         return rematch.id
 
     def _change_records(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
-        """Apply ``change`` to the game's ORM records and bump its version, in one write."""
+        """Apply ``change`` to the game's row and seats (never its log) and bump its version,
+        in one write.
+
+        The state comes from the kept snapshot, not from a replay of the log: a change of
+        seats (or of hints) leaves the dice and sheets as they were, and replaying a game of
+        30,000 logged actions took a second. A waiting game's state depends only on how many
+        seats it has, and its log is empty.
+        """
         with self.database.writing() as session:
-            record = load_game(session, game_id)
+            kept = self._snapshot(session.connection(), game_id)
+            record = load_game(session, game_id, with_actions=False)
             change(record)
             record.version += 1
             session.flush()
-            snapshot = snapshot_of(record, replay(record))
+            state = kept.state
+            if record.status == GameStatus.WAITING:
+                state = replay_log(record.status, len(record.players), ())
+            snapshot = snapshot_of(record, state, kept)
         return self._committed(snapshot)
 
     def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:

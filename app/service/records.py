@@ -53,11 +53,14 @@ def seconds_left(record: GameRow | GameRecord) -> float | None:
     return record.turn_seconds - (now() - started).total_seconds()
 
 
-def load_game(session: Session, game_id: str) -> GameRecord:
+def load_game(session: Session, game_id: str, *, with_actions: bool = True) -> GameRecord:
+    """The game's records with its seats, and its whole log unless ``with_actions`` is off
+    (then ``record.actions`` must not be touched: it would load the log)."""
+    options = [selectinload(GameRecord.players)]
+    if with_actions:
+        options.append(selectinload(GameRecord.actions))
     record = session.scalars(
-        select(GameRecord)
-        .where(GameRecord.id == game_id)
-        .options(selectinload(GameRecord.players), selectinload(GameRecord.actions))
+        select(GameRecord).where(GameRecord.id == game_id).options(*options)
     ).one_or_none()
     if record is None:
         raise NotFoundError("not_found", "there is no such game")

@@ -11,6 +11,9 @@ from anyio import to_thread
 
 from app.service.errors import ServiceError
 from app.service.games import GameService
+from app.store.database import DatabaseBusyError
+
+BUSY_RETRY_SECONDS = 1.0
 
 logger = logging.getLogger(__name__)
 
@@ -36,7 +39,10 @@ class ComputerRunner:
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self.service.listeners.append(self.notify)
-        for game_id in await to_thread.run_sync(self.service.playing_games):
+        playing = await to_thread.run_sync(self.service.playing_games)
+        # Each game's first step would load and replay its log on the loop: load them here.
+        await to_thread.run_sync(self.service.load_games, playing)
+        for game_id in playing:
             self._schedule(game_id, self.pace)
         self._task = asyncio.create_task(self._run(), name="computer-runner")
 
@@ -71,6 +77,7 @@ class ComputerRunner:
             for game_id in ready:
                 del self._due[game_id]
                 await self._step(game_id)
+                await asyncio.sleep(0)  # after a restart thousands are ready: let requests in
             self._wake.clear()
             timeout = min(self._due.values(), default=now + 60) - time.monotonic()
             with contextlib.suppress(TimeoutError):
@@ -81,6 +88,9 @@ class ComputerRunner:
             # On the loop, as the routes' moves: a step is a fraction of a millisecond.
             delay = self.service.play_for_computer(game_id)
         except ServiceError:
+            return
+        except DatabaseBusyError:  # another process holds the database: try again soon
+            self._schedule(game_id, BUSY_RETRY_SECONDS)
             return
         except Exception:
             logger.exception("the computer could not play in game %s", game_id)

@@ -83,6 +83,10 @@ class GameView:
         return self.status == GameStatus.FINISHED
 
     @property
+    def is_abandoned(self) -> bool:
+        return self.status == GameStatus.ABANDONED
+
+    @property
     def turn(self) -> int | None:
         """The seat to move, or None unless the game is being played."""
         return self.state.seat if self.is_playing else None

@@ -2,22 +2,58 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import threading
+import time
 from collections.abc import Callable, Iterator
-from contextlib import AbstractContextManager, contextmanager, nullcontext
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 BUSY_TIMEOUT_MS = 10_000
+"""How long a connection of the pool waits for a lock (reads in threads, the checkpointer)."""
+WAIT_SECONDS = 2.0
+"""How long a change made off the event loop waits for the write lock, by default."""
 CHECKPOINT_SECONDS = 1.0
 """How often the checkpointer copies the write-ahead log into the database."""
+WAL_RESET_BYTES = 4 * 1024 * 1024
+"""A log bigger than this is checkpointed in full and emptied (TRUNCATE), not PASSIVE-ly."""
+JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
+"""SQLite truncates the log to this size whenever it starts it over."""
+PROBE_TIMEOUT_MS = 50
+"""How long the health check waits for the write lock before it calls the database locked."""
+MIN_FREE_BYTES = 1024 * 1024
+"""Less free space than this in the database's folder, and the health check says so."""
+FAILURE_MEMORY_SECONDS = 30.0
+"""How long a write that failed (disk full, read-only) keeps the database unhealthy, unless
+a write succeeds meanwhile."""
 
 logger = logging.getLogger(__name__)
+
+
+class DatabaseBusyError(Exception):
+    """The write lock is held elsewhere (another process, or another thread of this one) and
+    the caller may not wait for it: nothing was read or changed."""
+
+
+def on_event_loop() -> bool:
+    """Whether the calling thread is running an asyncio event loop (which must never wait)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return False
+    return True
+
+
+def _is_busy(error: OperationalError) -> bool:
+    return "locked" in str(error.orig) or "busy" in str(error.orig)
 
 
 class Database:
@@ -41,25 +77,28 @@ class Database:
     moves commit, every request waited for it.
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, wait_seconds: float = WAIT_SECONDS) -> None:
+        self.wait_seconds = wait_seconds
         parsed = make_url(url)
+        self.path: Path | None = None
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
         connect_args: dict[str, Any] = {}
         if self.is_sqlite:
             if parsed.database and parsed.database != ":memory:":
-                Path(parsed.database).parent.mkdir(parents=True, exist_ok=True)
+                self.path = Path(parsed.database)
+                self.path.parent.mkdir(parents=True, exist_ok=True)
             connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
         self.engine: Engine = create_engine(url, connect_args=connect_args)
         if self.is_sqlite:
             _configure_sqlite(self.engine, lambda: self._checkpoints_stop is not None)
         self._reader = sessionmaker(self.engine, expire_on_commit=False)
         self._write_engine = self.engine.execution_options(penta_write=True)
-        self._writer = sessionmaker(self._write_engine, expire_on_commit=False)
-        self._write_lock: AbstractContextManager[object] = (
-            threading.Lock() if self.is_sqlite else nullcontext()
-        )
+        self._write_lock = threading.Lock()
         self._mover: Connection | None = None
-        """The connection of every move's transaction (SQLite: only one is ever open)."""
+        """The connection of every write transaction (SQLite: only one is ever open)."""
+        self._mover_timeout_ms: int | None = None
+        self._failure: tuple[str, float] | None = None
+        """The last write's failure (not a busy lock) and when, until a write succeeds."""
         self._checkpoints_stop: threading.Event | None = None
         self._checkpointer: threading.Thread | None = None
 
@@ -71,9 +110,14 @@ class Database:
 
     @contextmanager
     def writing(self) -> Iterator[Session]:
-        """A session that holds the write lock from its first statement and commits at the end."""
-        with self._write_lock, self._writer() as session, session.begin():
+        """A session that holds the write lock from its first statement and commits at the end
+        (on the connection of :meth:`write_connection`, with its rules for waiting)."""
+        with (
+            self.write_connection() as connection,
+            Session(bind=connection, expire_on_commit=False) as session,
+        ):
             yield session
+            session.flush()
 
     @contextmanager
     def read_connection(self) -> Iterator[Connection]:
@@ -84,16 +128,83 @@ class Database:
     @contextmanager
     def write_connection(self) -> Iterator[Connection]:
         """A Core connection in a transaction that holds the write lock from its first
-        statement (as :meth:`writing`, without the ORM) and commits at the end."""
+        statement and commits at the end.
+
+        On SQLite, a caller on the event loop never waits for the lock: if another thread or
+        process holds it, :class:`DatabaseBusyError` at once (the web layer then tries again
+        from a thread). Any other caller waits up to ``wait_seconds``, then the same error.
+        """
         if not self.is_sqlite:
             with self._write_engine.begin() as connection:
                 yield connection
             return
-        with self._write_lock:
+        patient = not on_event_loop()
+        if not self._write_lock.acquire(timeout=self.wait_seconds if patient else 0):
+            raise DatabaseBusyError("another change holds the database")
+        try:
             if self._mover is None or self._mover.closed:
                 self._mover = self._write_engine.connect()
-            with self._mover.begin():
-                yield self._mover
+                self._mover_timeout_ms = None
+            self._set_timeout(self._mover, int(self.wait_seconds * 1000) if patient else 0)
+            try:
+                with self._mover.begin():
+                    yield self._mover
+            except OperationalError as error:
+                if _is_busy(error):
+                    raise DatabaseBusyError("the database is locked") from error
+                self._failure = (str(error.orig), time.monotonic())
+                raise
+            self._failure = None
+        finally:
+            self._write_lock.release()
+
+    def _set_timeout(self, connection: Connection, milliseconds: int) -> None:
+        """Set the mover's busy timeout (on the driver's connection: outside a transaction,
+        through SQLAlchemy a PRAGMA would begin one)."""
+        if self._mover_timeout_ms != milliseconds:
+            driver = connection.connection.driver_connection
+            assert driver is not None
+            driver.execute(f"PRAGMA busy_timeout={milliseconds}")
+            self._mover_timeout_ms = milliseconds
+
+    def wal_bytes(self) -> int:
+        """The size of SQLite's write-ahead log file (0 when there is none)."""
+        if self.path is None:
+            return 0
+        try:
+            return os.stat(f"{self.path}-wal").st_size
+        except OSError:
+            return 0
+
+    def problem(self) -> str | None:
+        """Why a change could not be saved now, or None: a recent write that failed (disk
+        full, read-only), too little free space, or a write lock held elsewhere. Waits at
+        most ``PROBE_TIMEOUT_MS``; call it off the event loop."""
+        failure = self._failure
+        if failure is not None and time.monotonic() - failure[1] < FAILURE_MEMORY_SECONDS:
+            return f"the last change could not be saved: {failure[0]}"
+        if self.path is not None:
+            folder = os.statvfs(self.path.parent)
+            if folder.f_flag & os.ST_RDONLY:
+                return "the database's folder is read-only"
+            if folder.f_bavail * folder.f_frsize < MIN_FREE_BYTES:
+                return "the disk of the database is full"
+        if not self.is_sqlite:
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql("SELECT 1")
+            return None
+        with self.engine.connect() as connection:
+            driver = connection.connection.driver_connection
+            assert driver is not None
+            driver.execute(f"PRAGMA busy_timeout={PROBE_TIMEOUT_MS}")
+            try:
+                driver.execute("BEGIN IMMEDIATE")
+                driver.execute("ROLLBACK")
+            except Exception as error:  # the driver's own error: locked, read-only, I/O
+                return f"the database cannot be written: {error}"
+            finally:
+                driver.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
+        return None
 
     def start_checkpoints(self, every: float = CHECKPOINT_SECONDS) -> None:
         """Checkpoint the write-ahead log from a thread of its own, ``every`` seconds, instead
@@ -114,10 +225,26 @@ class Database:
                 logger.exception("could not checkpoint the database")
 
     def checkpoint(self) -> None:
-        """Copy what the write-ahead log holds into the database, without waiting for
-        anyone (``PASSIVE``: readers and the writer go on; what they hold waits a round)."""
-        with self.engine.connect() as connection:
-            connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+        """Copy what the write-ahead log holds into the database.
+
+        Usually ``PASSIVE``, without waiting for anyone (readers and the writer go on; what
+        they hold waits a round). But under steady writes a passive checkpoint never catches
+        up with the log's end, and the log only starts over once it has: 3,000 games left a
+        513 MB log. So a log past ``WAL_RESET_BYTES`` is checkpointed with ``TRUNCATE``,
+        holding this process's write lock (its changes wait, off the loop, a few
+        milliseconds), which copies all of it and empties the file.
+        """
+        if self.wal_bytes() <= WAL_RESET_BYTES:
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA wal_checkpoint(PASSIVE)")
+            return
+        if not self._write_lock.acquire(timeout=self.wait_seconds):
+            return
+        try:
+            with self.engine.connect() as connection:
+                connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
+        finally:
+            self._write_lock.release()
 
     def dispose(self) -> None:
         """Stop the checkpointer; close every connection, the pooled ones and the moves' one."""
@@ -142,6 +269,7 @@ def _configure_sqlite(engine: Engine, checkpointing: Callable[[], bool]) -> None
         cursor.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
         cursor.execute("PRAGMA foreign_keys=ON")
         cursor.execute("PRAGMA synchronous=NORMAL")
+        cursor.execute(f"PRAGMA journal_size_limit={JOURNAL_SIZE_LIMIT}")
         if checkpointing():
             cursor.execute("PRAGMA wal_autocheckpoint=0")
         cursor.close()

@@ -20,6 +20,8 @@ class GameStatus(StrEnum):
     WAITING = "waiting"
     PLAYING = "playing"
     FINISHED = "finished"
+    ABANDONED = "abandoned"
+    """Closed by the server after waiting or stalling too long (see app/store/retention.py)."""
 
 
 class ActionKind(StrEnum):

@@ -22,7 +22,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
-from app.rules import Action, Game, Roll
+from app.rules import Action, Game, Hold, Roll, Score
 from app.store.driver import DriverStatement
 from app.store.log import action_row, replay_log, stored_action
 from app.store.models import ActionKind, ActionRecord, GameRecord, PlayerRecord
@@ -101,6 +101,8 @@ class Snapshot:
     """How many actions its log holds."""
     rolls: int
     """How many of them are rolls: the number of the game's next roll (see app.fairness)."""
+    turn_holds: int = 0
+    """How many hold changes the log holds since the current turn began (they are capped)."""
 
     @property
     def version(self) -> int:
@@ -128,7 +130,9 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     record = GameRow(**game, players=seats)
     actions = read_actions(connection, game_id)
     state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(record, state, len(actions), _rolls(actions))
+    return Snapshot(
+        record, state, len(actions), _rolls(actions), holds_since_turn_began(0, actions)
+    )
 
 
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
@@ -139,6 +143,16 @@ def read_actions(connection: Connection, game_id: str) -> list[Action]:
     ]
 
 
+def holds_since_turn_began(holds: int, actions: Sequence[Action]) -> int:
+    """The hold changes of the current turn after ``actions``, ``holds`` before them."""
+    for action in actions:
+        if isinstance(action, Score):
+            holds = 0
+        elif isinstance(action, Hold):
+            holds += 1
+    return holds
+
+
 def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapshot:
     """Insert a new game's row and seats in the connection's transaction; its snapshot,
     whose state is ``state``."""
@@ -147,10 +161,10 @@ def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapsho
     return Snapshot(record, state, 0, 0)
 
 
-def snapshot_of(record: GameRecord, state: Game) -> Snapshot:
-    """The snapshot of an ORM record loaded with its seats and actions, and its state."""
-    rolls = sum(action.kind == ActionKind.ROLL for action in record.actions)
-    return Snapshot(GameRow.of(record), state, len(record.actions), rolls)
+def snapshot_of(record: GameRecord, state: Game, kept: Snapshot) -> Snapshot:
+    """The snapshot of an ORM record loaded with its seats (not its log, which is ``kept``'s:
+    its length, rolls and hold changes carry over), and its state."""
+    return Snapshot(GameRow.of(record), state, kept.logged, kept.rolls, kept.turn_holds)
 
 
 def _rolls(actions: Sequence[Action]) -> int:
@@ -218,6 +232,7 @@ def write_actions(
         state,
         snapshot.logged + len(rows),
         snapshot.rolls + _rolls(actions),
+        holds_since_turn_began(snapshot.turn_holds, actions),
     )
 
 

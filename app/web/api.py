@@ -13,7 +13,9 @@ from app.service.errors import ForbiddenError
 from app.service.games import Expect
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
+from app.web.hosts import base_url
 from app.web.limits import CreateLimit, JoinLimit
+from app.web.patience import patiently
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
@@ -57,7 +59,7 @@ router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES) 
 
 
 def _out(request: Request, view: GameView) -> GameOut:
-    return GameOut.of(view, str(request.base_url))
+    return GameOut.of(view, base_url(request))
 
 
 def _json(answer: BaseModel, status_code: int = 200) -> Response:
@@ -80,7 +82,7 @@ def _game(request: Request, view: GameView) -> Response:
 )
 async def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
     """A waiting game with you as host in seat 0; keep the token, it is your seat."""
-    view, token = service.create(body.name, turn_seconds=body.turn_seconds)
+    view, token = await patiently(lambda: service.create(body.name, turn_seconds=body.turn_seconds))
     return _json(SeatOut(game=_out(request, view), token=token), 201)
 
 
@@ -100,7 +102,7 @@ async def start_game(
 ) -> Response:
     """Start the game (host only), with the host's optional ``client_seed`` for the dice."""
     seed = body.client_seed if body else None
-    return _game(request, service.start(game_id, token, client_seed=seed))
+    return _game(request, await patiently(lambda: service.start(game_id, token, client_seed=seed)))
 
 
 @router.put("/games/{game_id}/client_seed", response_model=GameOut)
@@ -108,7 +110,10 @@ async def set_client_seed(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ClientSeedIn
 ) -> Response:
     """Change your seat's seed for the dice while the game waits (409 once it has started)."""
-    return _game(request, service.set_client_seed(game_id, token, body.client_seed))
+    return _game(
+        request,
+        await patiently(lambda: service.set_client_seed(game_id, token, body.client_seed)),
+    )
 
 
 @router.get("/games/{game_id}/log", response_model=LogOut)
@@ -124,7 +129,8 @@ async def roll(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: RollIn
 ) -> Response:
     """Roll the dice not in ``hold`` (``[]`` on the first roll)."""
-    view = service.roll(game_id, token, hold=body.hold, expect=Expect(version=body.version))
+    expect = Expect(version=body.version)
+    view = await patiently(lambda: service.roll(game_id, token, hold=body.hold, expect=expect))
     return _game(request, view)
 
 
@@ -133,7 +139,8 @@ async def score(
     request: Request, game_id: str, service: ServiceDep, token: BearerDep, body: ScoreIn
 ) -> Response:
     """Record the dice in a box."""
-    view = service.score(game_id, token, body.box.value, expect=Expect(version=body.version))
+    expect = Expect(version=body.version)
+    view = await patiently(lambda: service.score(game_id, token, body.box.value, expect=expect))
     return _game(request, view)
 
 
@@ -147,7 +154,8 @@ async def auto(
 ) -> Response:
     """After the third roll, record the dice in the box the computer would choose."""
     version = body.version if body else None
-    return _game(request, service.auto(game_id, token, expect=Expect(version=version)))
+    expect = Expect(version=version)
+    return _game(request, await patiently(lambda: service.auto(game_id, token, expect=expect)))
 
 
 @router.get("/games/{game_id}/advice")

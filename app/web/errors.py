@@ -2,18 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Mapping
 
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 
 from app import i18n
 from app.service.errors import ServiceError
-from app.web.limits import RateLimitedError
+from app.store.database import DatabaseBusyError
 from app.web.middleware import API_PREFIX
 from app.web.templating import render
+
+BUSY_MESSAGE = "the server is busy: try again in a moment"
+STORAGE_MESSAGE = "the server cannot save changes right now: try again later"
+logger = logging.getLogger(__name__)
 
 
 def install(app: FastAPI) -> None:
@@ -21,10 +27,20 @@ def install(app: FastAPI) -> None:
 
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, error: ServiceError) -> Response:
-        headers = None
-        if isinstance(error, RateLimitedError):
-            headers = {"Retry-After": str(error.retry_after)}
-        return error_response(request, error.status, error.code, error.message, headers)
+        return service_error_response(request, error)
+
+    @app.exception_handler(DatabaseBusyError)
+    async def busy(request: Request, _error: DatabaseBusyError) -> Response:
+        message = i18n.translate_error("busy", BUSY_MESSAGE)
+        return error_response(request, 503, "busy", message, {"Retry-After": "1"})
+
+    @app.exception_handler(OperationalError)
+    async def storage(request: Request, error: OperationalError) -> Response:
+        # Disk full, read-only, I/O error: nothing was saved (the transaction rolled back),
+        # and the health check says why until a change is saved again.
+        logger.error("a change could not be saved: %s", error.orig)
+        message = i18n.translate_error("storage", STORAGE_MESSAGE)
+        return error_response(request, 503, "storage", message, {"Retry-After": "5"})
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, error: RequestValidationError) -> Response:
@@ -39,6 +55,14 @@ def install(app: FastAPI) -> None:
         codes = {400: "malformed", 404: "not_found", 413: "too_large"}
         code = codes.get(error.status_code, "http_error")
         return error_response(request, error.status_code, code, str(error.detail), error.headers)
+
+
+def service_error_response(request: Request, error: ServiceError) -> Response:
+    """The answer to a refusal of the service (or of a limit), with ``Retry-After`` if known."""
+    headers = None
+    if error.retry_after is not None:
+        headers = {"Retry-After": str(error.retry_after)}
+    return error_response(request, error.status, error.code, error.message, headers)
 
 
 def error_response(

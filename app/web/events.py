@@ -8,6 +8,7 @@ per version, language and seat, however many people watch.
 from __future__ import annotations
 
 import asyncio
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable
 from typing import Annotated
@@ -21,8 +22,11 @@ from app.service.events import Broker
 from app.service.games import GameService
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
+from app.web.hosts import base_url
+from app.web.limits import client_address
 from app.web.pages import hints_for
 from app.web.schemas import GameOut
+from app.web.stream_limits import StreamSlots
 from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
@@ -101,6 +105,7 @@ async def _stream(
     game_id: str,
     seen: int,
     render_event: Callable[[GameView], AsyncIterator[str]],
+    release: Callable[[], None],
 ) -> AsyncIterator[str]:
     broker: Broker = request.app.state.broker
     live: LiveViews = request.app.state.live_views
@@ -119,12 +124,21 @@ async def _stream(
             async for event in render_event(view):
                 yield event
     finally:
+        release()
         subscription.close()
         if broker.count(game_id) == 0:
             live.forget(game_id)
 
 
-def _event_stream(body: AsyncIterator[str]) -> StreamingResponse:
+def _event_stream(
+    request: Request, open_stream: Callable[[Callable[[], None]], AsyncIterator[str]]
+) -> StreamingResponse:
+    """The stream ``open_stream`` makes, if the client and the server may open one more
+    (else 429 or 503); ``open_stream`` is given the release of its slot to call at its end."""
+    slots: StreamSlots = request.app.state.stream_slots
+    release = slots.take(client_address(request))
+    body = open_stream(release)
+    weakref.finalize(body, release)  # a stream never started is never ended either
     return StreamingResponse(
         body,
         media_type="text/event-stream",
@@ -151,6 +165,7 @@ async def page_events(
     language = request.state.language
     templates = request.app.state.templates
     live: LiveViews = request.app.state.live_views
+    site = base_url(request)
     auto_seconds = request.app.state.settings.auto_confirm_seconds
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
@@ -167,16 +182,18 @@ async def page_events(
                     oob=True,
                     csrf_token="",
                     auto_seconds=auto_seconds,
+                    base_url=site,
                     hints=hints_for(service, view, seat),
                 )
             return sse("update", view.version, html)
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
-        yield await live.rendering(view, f"{page}:{language}", seat, make)
+        yield await live.rendering(view, f"{page}:{language}:{site}", seat, make)
 
+    seen = _start_version(last_event_id, version)
     return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, version), render_event)
+        request, lambda release: _stream(request, game_id, seen, render_event, release)
     )
 
 
@@ -190,15 +207,16 @@ async def api_events(
 ) -> StreamingResponse:
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
-    base_url = str(request.base_url)
+    site = base_url(request)
     live: LiveViews = request.app.state.live_views
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
         def make() -> str:
-            return sse("game", view.version, GameOut.of(view, base_url).model_dump_json())
+            return sse("game", view.version, GameOut.of(view, site).model_dump_json())
 
-        yield await live.rendering(view, f"api:{base_url}", None, make)
+        yield await live.rendering(view, f"api:{site}", None, make)
 
+    seen = _start_version(last_event_id, None)
     return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, None), render_event)
+        request, lambda release: _stream(request, game_id, seen, render_event, release)
     )

@@ -9,11 +9,13 @@ from contextlib import asynccontextmanager
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.retention import RetentionSweeper
 from app.service.runner import ComputerRunner
 from app.settings import ROOT, Settings
 from app.store.database import Database
@@ -22,36 +24,47 @@ from app.strategy import StrategyProvider
 from app.web import api, errors, events, lobby, logs, pages, review, stats
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
-from app.web.limits import RateLimiter
+from app.web.head import HeadMiddleware
+from app.web.hosts import HostMiddleware
+from app.web.limits import ActionLimitMiddleware, RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
+from app.web.server_setup import PentaApp, trusted_proxies
+from app.web.stream_limits import StreamSlots
 from app.web.templating import create_templates, render
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A Penta app. Migrations run and the strategy table loads (or builds) at start-up."""
     settings = settings or Settings()
-    database = Database(settings.resolved_database_url)
+    database = Database(settings.resolved_database_url, wait_seconds=settings.database_wait_seconds)
     dice: DiceSource = (
         ScriptedDice.parse(settings.dice_script) if settings.dice_script else SecureDice()
     )
     strategy = StrategyProvider(settings.resolved_strategy_table, clock=time.perf_counter)
-    service = GameService(database, dice, strategy)
+    service = GameService(database, dice, strategy, max_holds_per_turn=settings.max_holds_per_turn)
     broker = Broker()
     service.listeners.append(broker.publish)
     runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
+    sweeper = RetentionSweeper(
+        service,
+        abandon_after_days=settings.abandon_after_days,
+        delete_after_days=settings.delete_finished_after_days,
+    )
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
         upgrade(settings.resolved_database_url)
         database.start_checkpoints()
         strategy.start()
+        await sweeper.start()
         await runner.start()
         yield
+        await sweeper.stop()
         await runner.stop()
         database.dispose()
 
-    app = FastAPI(
+    app = PentaApp(
         title="Penta",
         summary="Play Penta, a Yahtzee-family dice game, as a bot: create, join, roll, score.",
         version=__version__,
@@ -60,18 +73,28 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.settings = settings
+    app.penta_settings = settings
     app.state.service = service
     app.state.broker = broker
     app.state.live_views = LiveViews(service)
+    app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
     app.state.templates = create_templates()
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
     logs.install()
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(
+        ActionLimitMiddleware,
+        per_address=settings.actions_per_minute,
+        per_seat=settings.seat_actions_per_minute,
+    )
+    app.add_middleware(
         BrowserMiddleware,
         secret_key=settings.resolved_secret_key,
         secure_cookies=settings.secure_cookies,
     )
+    app.add_middleware(HeadMiddleware)
+    app.add_middleware(HostMiddleware, names=settings.host_names, public_url=settings.public_url)
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_proxies(settings))
     errors.install(app)
     app.include_router(api.router)
     app.include_router(events.router)

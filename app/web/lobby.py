@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app import i18n
 from app.service.errors import ServiceError
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
-from app.web.limits import JoinLimit
+from app.web.limits import CreateLimit, JoinLimit
 from app.web.pages import ClientSeedField, page_context, set_seat_cookie
 
 router = APIRouter(include_in_schema=False)
@@ -67,7 +67,7 @@ def start(
     return _back(game_id)
 
 
-@router.post("/games/{game_id}/rematch", dependencies=[CsrfDep])
+@router.post("/games/{game_id}/rematch", dependencies=[CsrfDep, CreateLimit])
 def rematch(request: Request, game_id: str, service: ServiceDep) -> Response:
     """A new game with the same players; every open page of this one is brought to it."""
     service.rematch(game_id, request.cookies.get(seat_cookie(game_id)))

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Depends, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from app import __version__, i18n
@@ -17,8 +17,10 @@ from app.service.fairness import client_seed as valid_client_seed
 from app.service.games import Expect, GameService
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
+from app.web.hosts import base_url
 from app.web.limits import CreateLimit
 from app.web.middleware import LANGUAGE_COOKIE
+from app.web.patience import patiently
 from app.web.templating import render
 
 router = APIRouter(include_in_schema=False)
@@ -52,7 +54,7 @@ def page_context(request: Request, **context: Any) -> dict[str, Any]:
         "csrf_token": request.state.csrf_token,
         "lang": i18n.current_language(),
         "auto_seconds": request.app.state.settings.auto_confirm_seconds,
-        "base_url": str(request.base_url),
+        "base_url": base_url(request),
         **context,
     }
 
@@ -138,13 +140,13 @@ async def create_game(
     turn_seconds: Annotated[str, Form(max_length=4)] = "",
     client_seed: ClientSeedField = "",
 ) -> Response:
+    timer = int(turn_seconds) if turn_seconds.isdigit() else None
     try:
         seed = valid_client_seed(client_seed) if client_seed else None  # before the game exists
-        view, secret = service.create(
-            name, turn_seconds=int(turn_seconds) if turn_seconds.isdigit() else None
-        )
+        # Two changes, each tried again on its own: a retried create would make two games.
+        view, secret = await patiently(lambda: service.create(name, turn_seconds=timer))
         if mode == "solo":
-            view = service.start(view.id, secret, client_seed=seed)
+            view = await patiently(lambda: service.start(view.id, secret, client_seed=seed))
     except ServiceError as error:
         context = page_context(
             request, error=i18n.translate_error(error.code, error.message), name=name[:32]
@@ -162,7 +164,7 @@ def game_page(
     view = service.get(game_id)
     secret = request.cookies.get(seat_cookie(game_id))
     me = service.seat_of(game_id, secret)
-    resume_url = f"{request.base_url}games/{game_id}/resume/{secret}" if me is not None else None
+    resume_url = f"{base_url(request)}games/{game_id}/resume/{secret}" if me is not None else None
     template = "lobby.html" if view.is_waiting else "game.html"
     context = page_context(
         request, game=view, me=me, resume_url=resume_url, hints=hints_for(service, view, me)
@@ -182,7 +184,9 @@ async def board(board: BoardDep) -> Response:
 @router.post("/games/{game_id}/roll", dependencies=[CsrfDep])
 async def roll(board: BoardDep, expect: ExpectDep) -> Response:
     """Roll the dice that are not held."""
-    return board.act(lambda service: service.roll(board.game_id, board.secret, expect=expect))
+    return await patiently(
+        lambda: board.act(lambda service: service.roll(board.game_id, board.secret, expect=expect))
+    )
 
 
 @router.post("/games/{game_id}/dice/{die}", dependencies=[CsrfDep])
@@ -190,8 +194,10 @@ async def hold(
     board: BoardDep, expect: ExpectDep, die: int, held: Annotated[bool, Form()]
 ) -> Response:
     """Hold (``held=true``) or release one die."""
-    return board.act(
-        lambda service: service.set_hold(board.game_id, board.secret, die, held, expect=expect)
+    return await patiently(
+        lambda: board.act(
+            lambda service: service.set_hold(board.game_id, board.secret, die, held, expect=expect)
+        )
     )
 
 
@@ -200,19 +206,27 @@ async def score(
     board: BoardDep, expect: ExpectDep, box: Annotated[str, Form(max_length=40)]
 ) -> Response:
     """Record the dice in the selected box: the Confirm turn button."""
-    return board.act(lambda service: service.score(board.game_id, board.secret, box, expect=expect))
+    return await patiently(
+        lambda: board.act(
+            lambda service: service.score(board.game_id, board.secret, box, expect=expect)
+        )
+    )
 
 
 @router.post("/games/{game_id}/auto", dependencies=[CsrfDep])
 async def auto(board: BoardDep, expect: ExpectDep) -> Response:
     """The countdown ran out after the third roll: record the computer's box."""
-    return board.act(lambda service: service.auto(board.game_id, board.secret, expect=expect))
+    return await patiently(
+        lambda: board.act(lambda service: service.auto(board.game_id, board.secret, expect=expect))
+    )
 
 
 @router.post("/games/{game_id}/hints", dependencies=[CsrfDep])
 async def hints(board: BoardDep, enabled: Annotated[bool, Form()]) -> Response:
     """Turn one's own hints on or off."""
-    return board.act(lambda service: service.set_hints(board.game_id, board.secret, enabled))
+    return await patiently(
+        lambda: board.act(lambda service: service.set_hints(board.game_id, board.secret, enabled))
+    )
 
 
 @router.post("/language", dependencies=[CsrfDep])
@@ -237,16 +251,23 @@ def choose_language(
 
 
 @router.get("/healthz")
-def healthz(request: Request, service: ServiceDep) -> dict[str, str | int | bool]:
-    """Liveness and database check for the container's HEALTHCHECK, with the version, the
-    open streams and whether the computer's optimal strategy is ready yet."""
-    service.check_database()
-    return {
-        "status": "ok",
-        "version": __version__,
-        "live_streams": request.app.state.broker.count(),
-        "strategy_ready": service.strategy.is_ready,
-    }
+def healthz(request: Request, service: ServiceDep) -> JSONResponse:
+    """For the container's HEALTHCHECK and uptime monitors: 200 ``ok``, or 503 ``unhealthy``
+    with the ``reason`` when changes cannot be saved (disk full, read-only, locked); with
+    the version, the open live streams, the size of the database's write-ahead log and
+    whether the computer's optimal strategy is ready yet.
+
+    A plain ``def``: the write probe may wait a little, in a worker thread, never on the loop.
+    """
+    problem = service.database_problem()
+    body: dict[str, str | int | bool] = {"status": "ok" if problem is None else "unhealthy"}
+    if problem is not None:
+        body["reason"] = problem
+    body["version"] = __version__
+    body["live_streams"] = request.app.state.broker.count()
+    body["wal_bytes"] = service.log_bytes()
+    body["strategy_ready"] = service.strategy.is_ready
+    return JSONResponse(body, status_code=200 if problem is None else 503)
 
 
 def _translated(error: ServiceError) -> dict[str, str]:

@@ -9,6 +9,7 @@ from app.service.reviews import game_review
 from app.web.api import ERROR_RESPONSES
 from app.web.chart import expected_chart
 from app.web.deps import ServiceDep, TemplatesDep
+from app.web.hosts import base_url
 from app.web.pages import page_context
 from app.web.schemas import DecisionOut, GameOut, PlayerReviewOut, ReviewOut
 
@@ -36,7 +37,7 @@ def review_api(request: Request, game_id: str, service: ServiceDep) -> ReviewOut
     """The review of a finished game (409 before the end)."""
     view, players = game_review(service.database, service.strategy, game_id)
     return ReviewOut(
-        game=GameOut.of(view, str(request.base_url)),
+        game=GameOut.of(view, base_url(request)),
         players=[
             PlayerReviewOut(
                 seat=player.seat,

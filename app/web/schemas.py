@@ -12,7 +12,7 @@ from app.service.fairness import Fairness, LoggedRoll
 from app.service.review import Decision
 from app.service.views import GameView
 
-Status = Literal["waiting", "playing", "finished"]
+Status = Literal["waiting", "playing", "finished", "abandoned"]
 
 
 class PlayerOut(BaseModel):

@@ -141,7 +141,7 @@ def _create_from(client: httpx.Client, address: str) -> int:
 def test_behind_a_trusted_proxy_the_limits_count_each_forwarded_address(
     start_server: Callable[..., Server],
 ) -> None:
-    server = start_server(PENTA_RATE_LIMIT_PER_MINUTE="2")  # uvicorn trusts 127.0.0.1
+    server = start_server(PENTA_RATE_LIMIT_PER_MINUTE="2", PENTA_TRUSTED_PROXIES="127.0.0.1")
     with httpx.Client(base_url=server.url) as client:
         assert [_create_from(client, "203.0.113.1") for _ in range(3)] == [201, 201, 429]
         assert _create_from(client, "203.0.113.2") == 201
@@ -151,10 +151,18 @@ def test_behind_a_trusted_proxy_the_limits_count_each_forwarded_address(
     assert "Secure" not in plain.headers["set-cookie"]
 
 
+@pytest.mark.parametrize(
+    "trust",
+    [
+        {},  # the default: no proxy is trusted, not even loopback (uvicorn's own default)
+        {"PENTA_TRUSTED_PROXIES": "192.0.2.10"},
+        {"FORWARDED_ALLOW_IPS": "127.0.0.1"},  # uvicorn's variable no longer decides
+    ],
+)
 def test_forwarded_addresses_from_an_untrusted_peer_are_ignored(
-    start_server: Callable[..., Server],
+    start_server: Callable[..., Server], trust: dict[str, str]
 ) -> None:
-    server = start_server(PENTA_RATE_LIMIT_PER_MINUTE="2", FORWARDED_ALLOW_IPS="192.0.2.10")
+    server = start_server(PENTA_RATE_LIMIT_PER_MINUTE="2", **trust)
     with httpx.Client(base_url=server.url) as client:
         statuses = [_create_from(client, f"203.0.113.{n}") for n in range(3)]
         assert statuses == [201, 201, 429], "a client cannot choose its address"

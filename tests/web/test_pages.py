@@ -210,12 +210,15 @@ def test_someone_elses_game_shows_no_controls(client: TestClient) -> None:
 
 
 def test_healthz(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {
+    health = client.get("/healthz").json()
+    assert health == {
         "status": "ok",
         "version": __version__,
         "live_streams": 0,
+        "wal_bytes": health["wal_bytes"],
         "strategy_ready": True,
     }
+    assert 0 <= health["wal_bytes"] < 4 * 1024 * 1024
 
 
 def test_the_version_is_in_the_footer_of_every_page_and_in_the_api(client: TestClient) -> None:

@@ -1,0 +1,41 @@
+"""``HEAD`` wherever ``GET`` is served: uptime monitors and link checkers ask with it.
+
+FastAPI routes a ``HEAD`` to no ``GET`` route (405), so this middleware hands the app a
+``GET`` and sends on the response's status and headers (with the ``Content-Length`` of the
+body a ``GET`` would get) without its body. Live streams are left out: their body never
+ends, so a ``HEAD`` of one stays a 405.
+"""
+
+from __future__ import annotations
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+STREAM_SUFFIX = "/events"
+
+
+class HeadMiddleware:
+    """Answers ``HEAD`` as ``GET`` would, without the body."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if (
+            scope["type"] != "http"
+            or scope["method"] != "HEAD"
+            or scope["path"].endswith(STREAM_SUFFIX)
+        ):
+            await self.app(scope, receive, send)
+            return
+        ended = False
+
+        async def headers_only(message: Message) -> None:
+            nonlocal ended
+            if message["type"] == "http.response.body":
+                if ended or message.get("more_body", False):
+                    return
+                ended = True
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
