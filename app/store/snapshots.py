@@ -25,7 +25,7 @@ from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 from app.rules import Action, Game, Hold, Roll, Score
 from app.store.driver import DriverStatement
 from app.store.log import action_row, replay_log, stored_action
-from app.store.models import ActionKind, ActionRecord, GameRecord, PlayerRecord
+from app.store.models import ActionRecord, GameRecord, PlayerRecord
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
