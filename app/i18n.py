@@ -162,6 +162,14 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("this form has expired: reload the page and try again"),
     N_("Not Found"),
     N_("Method Not Allowed"),
+    N_("there is no such seat"),
+    N_("you cannot hand your own seat to the computer"),
+    N_("the computer already plays that seat"),
+    N_("only the seat of the player to move can be handed over"),
+    N_("that player has the game open"),
+    N_("that player has not been away long enough"),
+    N_("there is no such reaction"),
+    N_("too many reactions: wait a moment"),
 )
 """Messages shown as they are, translated by looking them up."""
 

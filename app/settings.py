@@ -63,6 +63,12 @@ class Settings(BaseSettings):
     computer_pace_seconds: float = Field(
         default=1.0, ge=0, description="Seconds between a computer player's visible steps"
     )
+    absent_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds the player to move must have had no page of the game open before "
+        "the others may hand the seat to the computer",
+    )
 
     @field_validator("secret_key")
     @classmethod

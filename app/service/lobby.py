@@ -56,6 +56,7 @@ class Lobby:
             final_total=None,
             hints=False,
             used_hints=False,
+            stand_in=False,
         )
         record = GameRow(
             id=game_id,
@@ -155,6 +156,11 @@ class Lobby:
             snapshot = snapshot_of(record, replay(record))
         self._committed(snapshot)
         return rematch.id
+
+    def change(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
+        """Apply ``change`` to the game's records in one write, bump its version, announce it
+        (for the rarer changes, kept beside the lobby's, such as handing a seat over)."""
+        return self._change_records(game_id, change)
 
     def _change_records(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
         """Apply ``change`` to the game's ORM records and bump its version, in one write."""

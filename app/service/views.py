@@ -21,6 +21,8 @@ class PlayerView:
     sheet: Scoresheet
     used_hints: bool
     hints: bool = False
+    stand_in: bool = False
+    """The computer plays this person's seat until they open the game again."""
 
 
 @dataclass(frozen=True)
@@ -60,6 +62,7 @@ class GameView:
                     sheets[player.seat] if sheets else Scoresheet(),
                     player.used_hints,
                     player.hints,
+                    player.stand_in,
                 )
                 for player in record.players
             ),

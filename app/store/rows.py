@@ -27,6 +27,7 @@ class SeatRow:
     final_total: int | None
     hints: bool
     used_hints: bool
+    stand_in: bool
 
     @classmethod
     def of(cls, player: PlayerRecord) -> SeatRow:

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
 from app.rules import Action, Game
 from app.store.driver import DriverStatement
-from app.store.log import action_row, replay_log, stored_action
+from app.store.log import action_row, is_rules_kind, replay_log, stored_action
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
 from app.store.rows import GameRow, SeatRow, seat_columns
 
@@ -118,12 +118,10 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
         SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
     )
     record = GameRow(**game, players=seats)
-    actions = [
-        stored_action(kind, payload)
-        for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
-    ]
+    rows = connection.execute(_ACTIONS, {"game_id": game_id}).all()
+    actions = [stored_action(kind, payload) for kind, payload in rows if is_rules_kind(kind)]
     state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(record, state, len(actions))
+    return Snapshot(record, state, len(rows))
 
 
 def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapshot:

@@ -11,7 +11,6 @@ from starlette.exceptions import HTTPException
 
 from app import i18n
 from app.service.errors import ServiceError
-from app.web.limits import RateLimitedError
 from app.web.middleware import API_PREFIX
 from app.web.templating import render
 
@@ -22,8 +21,9 @@ def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, error: ServiceError) -> Response:
         headers = None
-        if isinstance(error, RateLimitedError):
-            headers = {"Retry-After": str(error.retry_after)}
+        retry_after = getattr(error, "retry_after", None)  # the rate limits' refusals
+        if retry_after is not None:
+            headers = {"Retry-After": str(retry_after)}
         return error_response(request, error.status, error.code, error.message, headers)
 
     @app.exception_handler(RequestValidationError)

@@ -19,10 +19,12 @@ from fastapi.responses import StreamingResponse
 from app import i18n
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.presence import Presence
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.pages import hints_for
 from app.web.schemas import GameOut
+from app.web.table_events import TableEvents
 from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
@@ -101,24 +103,41 @@ async def _stream(
     game_id: str,
     seen: int,
     render_event: Callable[[GameView], AsyncIterator[str]],
+    *,
+    seat: int | None = None,
+    table: TableEvents | None = None,
 ) -> AsyncIterator[str]:
     broker: Broker = request.app.state.broker
     live: LiveViews = request.app.state.live_views
+    presence: Presence = request.app.state.presence
     subscription = broker.subscribe(game_id)
+    presence.enter(game_id, seat)  # the reader of ``seat`` has the game open (None: watches)
     try:
-        current = await live.view(game_id, 0)
-        subscription.notify(current.version)
+        view = await live.view(game_id, 0)
+        subscription.notify(view.version)
         yield "retry: 1000\n\n"
         while True:
-            newest = await subscription.wait(seen, KEEP_ALIVE_SECONDS)
-            if newest is None:
+            timeout = KEEP_ALIVE_SECONDS
+            if table is not None:
+                timeout = min(timeout, table.wake_in(view))
+            woke = await subscription.wait_any(seen, timeout)
+            sent = False
+            if subscription.latest > seen:
+                view = await live.view(game_id, subscription.latest)
+                seen = view.version
+                async for event in render_event(view):
+                    sent = True
+                    yield event
+            signals = list(subscription.signals)
+            subscription.signals.clear()
+            if table is not None:
+                async for event in table.events(view, signals):
+                    sent = True
+                    yield event
+            if not (woke or sent):
                 yield ": keep-alive\n\n"
-                continue
-            view = await live.view(game_id, newest)
-            seen = view.version
-            async for event in render_event(view):
-                yield event
     finally:
+        presence.leave(game_id, seat)
         subscription.close()
         if broker.count(game_id) == 0:
             live.forget(game_id)
@@ -148,6 +167,8 @@ async def page_events(
     await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
     secret = request.cookies.get(seat_cookie(game_id))
     seat = await to_thread.run_sync(service.seat_of, game_id, secret)
+    if seat is not None and page == "game":  # back at the table: the seat is theirs again
+        await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
     language = request.state.language
     templates = request.app.state.templates
     live: LiveViews = request.app.state.live_views
@@ -175,9 +196,9 @@ async def page_events(
         # <body>), so one rendering serves every reader with the same language and seat.
         yield await live.rendering(view, f"{page}:{language}", seat, make)
 
-    return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, version), render_event)
-    )
+    table = TableEvents(request, game_id, seat, language) if page == "game" else None
+    start = _start_version(last_event_id, version)
+    return _event_stream(_stream(request, game_id, start, render_event, seat=seat, table=table))
 
 
 @router.get("/api/v1/games/{game_id}/events", tags=["games"])
@@ -190,6 +211,7 @@ async def api_events(
 ) -> StreamingResponse:
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
+    seat = await to_thread.run_sync(service.seat_of, game_id, _token)  # a bot is at the table
     base_url = str(request.base_url)
     live: LiveViews = request.app.state.live_views
 
@@ -200,5 +222,5 @@ async def api_events(
         yield await live.rendering(view, f"api:{base_url}", None, make)
 
     return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, None), render_event)
+        _stream(request, game_id, _start_version(last_event_id, None), render_event, seat=seat)
     )

@@ -12,12 +12,15 @@ from fastapi.staticfiles import StaticFiles
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.presence import TABLE_CHANGED, Presence
+from app.service.reactions import Reactions
 from app.service.runner import ComputerRunner
+from app.service.stand_in import StandIns
 from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, events, lobby, logs, pages, review, stats
+from app.web import api, errors, events, lobby, logs, pages, review, stats, table
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
 from app.web.limits import RateLimiter
@@ -37,6 +40,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service = GameService(database, dice, strategy)
     broker = Broker()
     service.listeners.append(broker.publish)
+    presence = Presence(settings.absent_seconds)
+    presence.listeners.append(lambda game_id: broker.signal(game_id, TABLE_CHANGED))
     runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
 
     @asynccontextmanager
@@ -60,6 +65,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.state.service = service
     app.state.broker = broker
+    app.state.presence = presence
+    app.state.stand_ins = StandIns(service, presence)
+    app.state.reactions = Reactions(service, broker)
     app.state.live_views = LiveViews(service)
     app.state.templates = create_templates()
     app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
@@ -78,6 +86,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby.router)
     app.include_router(stats.router)
     app.include_router(review.router)
+    app.include_router(table.router)
+    app.include_router(table.api)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/docs", include_in_schema=False)

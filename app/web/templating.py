@@ -9,6 +9,7 @@ from jinja2 import Environment, FileSystemLoader
 
 from app import i18n
 from app.rules import BOXES, LOWER_BOXES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, UPPER_BOXES
+from app.service.reactions import REACTIONS
 from app.settings import ROOT
 
 
@@ -40,6 +41,7 @@ def _globals() -> dict[str, Any]:
         "LOWER_BOXES": LOWER_BOXES,
         "UPPER_BONUS": UPPER_BONUS,
         "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
+        "reactions": REACTIONS,
     }
 
 
