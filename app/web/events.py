@@ -212,6 +212,8 @@ async def api_events(
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
     seat = await to_thread.run_sync(service.seat_of, game_id, _token)  # a bot is at the table
+    if seat is not None:  # and, if the computer stood in for it, takes its seat back
+        await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, _token)
     base_url = str(request.base_url)
     live: LiveViews = request.app.state.live_views
 

@@ -103,6 +103,14 @@ def test_a_seat_handed_to_the_computer_is_taken_back_by_opening_the_game(
             assert "The computer plays for" not in table
             assert not stand_in()
         ann_page.close()
+        # A bot takes its seat back the same way: by opening its stream.
+        assert wait_until(
+            lambda: client.post(hand_over, json={"seat": 0}, headers=bearer(bob)).status_code == 200
+        )
+        assert stand_in()
+        with client.stream("GET", f"/api/v1/games/{game_id}/events", headers=bearer(ann)) as bot:
+            next(events(bot.iter_lines()))
+            assert not stand_in()
 
 
 def test_a_reaction_reaches_every_open_page_and_is_not_stored(server: Server) -> None:
