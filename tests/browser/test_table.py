@@ -119,3 +119,59 @@ def test_the_reconnecting_banner_shows_while_the_server_is_away(
     ann.get_by_role("button", name="Roll (3 left)").click()
     ann.get_by_role("button", name="Roll (2 left)").wait_for()
     assert re.search(r"/games/[\w-]+$", ann.url)
+
+
+# Spies on the browser's own WebAudio and Notification (the real ones still run), and a way
+# to say the tab is hidden, which a headless browser never is by itself.
+SPIES = """
+window.__sounds = 0;
+window.__notes = [];
+const RealAudio = window.AudioContext;
+window.AudioContext = class extends RealAudio {
+  createOscillator() { window.__sounds += 1; return super.createOscillator(); }
+};
+const RealNotification = window.Notification;
+window.Notification = class extends RealNotification {
+  constructor(title, options) { super(title, options); window.__notes.push(title); }
+};
+Object.defineProperty(document, "hidden", {
+  configurable: true, get: () => window.__hidden === true,
+});
+"""
+
+
+def test_turn_alerts_play_only_when_asked_for_and_are_remembered(
+    browser: Any, server: Server
+) -> None:
+    ann, link = host_game(browser, server)
+    ann.context.add_init_script(SPIES)
+    ann.reload()
+    context = browser.new_context()
+    context.grant_permissions(["notifications"], origin=server.url)
+    context.add_init_script(SPIES)
+    bob = context.new_page()
+    bob.goto(link)
+    bob.get_by_label("Your name").fill("Bob")
+    bob.get_by_role("button", name="Join the game").click()
+    ann.locator("#lobby").get_by_text("Bob").wait_for()
+    ann.get_by_role("button", name="Start the game").click()
+    bob.get_by_text("Ann to move").wait_for()
+
+    bob.get_by_text("Tell me when it is my turn").click()
+    bob.get_by_label("Play a short sound").check()
+    bob.get_by_label("Show a notification when this tab is hidden").check()
+    assert bob.evaluate("window.__sounds") == 2  # the chime, heard once as it is chosen
+    bob.evaluate("window.__sounds = 0; window.__hidden = true")
+    play_turn(ann)
+    bob.wait_for_function("() => window.__sounds === 2 && window.__notes.length === 1")
+    assert bob.evaluate("window.__notes") == [YOUR_TURN]
+
+    play_turn(bob)
+    ann.wait_for_function("title => document.title === title", arg=YOUR_TURN)
+    assert ann.evaluate("[window.__sounds, window.__notes]") == [0, []]  # Ann asked for nothing
+
+    bob.reload()  # the choices are kept by this browser
+    bob.get_by_text("Tell me when it is my turn").click()
+    assert bob.get_by_label("Play a short sound").is_checked()
+    assert bob.get_by_label("Show a notification when this tab is hidden").is_checked()
+    assert not ann.get_by_label("Play a short sound").is_checked()
