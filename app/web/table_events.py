@@ -1,12 +1,14 @@
 """What a game page's live stream sends besides the game: who is at the table, and reactions.
 
-The table (presence, stand-ins, whose turn it is for this reader) is sent whenever it or the
-game's version changes, rendered once per language, seat and content however many watch;
-each reaction is rendered once for all.
+The table (presence, stand-ins, whose turn it is for this reader) is sent whenever what it
+shows changes, rendered once per version, language, seat and presence however many watch;
+changes of presence alone at most once a second per reader. Each reaction is rendered once
+for all.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
 
@@ -22,6 +24,11 @@ if TYPE_CHECKING:
     from app.web.events import LiveViews
 
 
+MIN_PRESENCE_INTERVAL = 1.0
+"""Seconds between two table events that only presence changed: a crowd of spectators
+coming and going must not send every reader an event per arrival."""
+
+
 class TableEvents:
     """The table and reaction events of one page's stream."""
 
@@ -32,42 +39,54 @@ class TableEvents:
         self.templates = request.app.state.templates
         self.presence: Presence = request.app.state.presence
         self.live: LiveViews = request.app.state.live_views
-        self.absent_seconds = self.presence.absent_seconds
-        self._sent: tuple[int, Table] | None = None
+        self._sent: tuple[object, Table] | None = None
+        self._sent_at = -MIN_PRESENCE_INTERVAL
+        self._held = False
 
     def wake_in(self, view: GameView) -> float:
         """Seconds until the table changes by itself (an absent seat has been away long
-        enough to be handed over): the stream wakes then to send it."""
+        enough to be handed over) or a held presence change is due: the stream wakes then."""
         change_in = self.presence.next_change_in(self.game_id, len(view.players))
-        return float("inf") if change_in is None else change_in + 0.05
+        waits = [float("inf") if change_in is None else change_in + 0.05]
+        if self._held:
+            waits.append(self._sent_at + MIN_PRESENCE_INTERVAL - time.monotonic())
+        return max(min(waits), 0.0)
 
     async def events(self, view: GameView, signals: list[object]) -> AsyncIterator[str]:
         """The table if it changed since last sent, then each reaction among ``signals``."""
-        from app.web.events import sse  # here: app.web.events imports this module
-
         table = self.presence.table(self.game_id, len(view.players))
-        if self._sent != (view.version, table):
-            self._sent = (view.version, table)
-
-            def make_table() -> str:
-                with i18n.language(self.language) as current:
-                    html = render(
-                        self.templates,
-                        "fragments/presence.html",
-                        game=view,
-                        me=self.seat,
-                        table=table,
-                        lang=current,
-                        oob=True,
-                        csrf_token="",
-                    )
-                return sse("table", view.version, html)
-
-            kind = f"table:{self.language}:{table}"
-            yield await self.live.rendering(view, kind, self.seat, make_table)
+        # What the fragment shows of the game: not every version changes it (a roll does not).
+        shown = (view.status, view.turn, view.scored_turns, [p.stand_in for p in view.players])
+        if self._sent is None or self._sent != (shown, table):
+            now = time.monotonic()
+            only_presence = self._sent is not None and self._sent[0] == shown
+            if only_presence and now - self._sent_at < MIN_PRESENCE_INTERVAL:
+                self._held = True  # sent once the interval is over (see wake_in)
+            else:
+                self._sent, self._sent_at, self._held = (shown, table), now, False
+                yield await self._table(view, table)
         for signal in signals:
             if isinstance(signal, Reaction):
                 yield await self._reaction(view, signal)
+
+    async def _table(self, view: GameView, table: Table) -> str:
+        from app.web.events import sse  # here: app.web.events imports this module
+
+        def make() -> str:
+            with i18n.language(self.language) as current:
+                html = render(
+                    self.templates,
+                    "fragments/presence.html",
+                    game=view,
+                    me=self.seat,
+                    table=table,
+                    lang=current,
+                    oob=True,
+                    csrf_token="",
+                )
+            return sse("table", view.version, html)
+
+        return await self.live.rendering(view, f"table:{self.language}:{table}", self.seat, make)
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:
         from app.web.events import sse
