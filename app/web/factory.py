@@ -12,7 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
-from app.service.presence import TABLE_CHANGED, Presence
+from app.service.presence import Presence
 from app.service.reactions import Reactions
 from app.service.runner import ComputerRunner
 from app.service.stand_in import StandIns
@@ -26,6 +26,7 @@ from app.web.events import LiveViews
 from app.web.limits import RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
+from app.web.table_events import PresenceAnnouncer
 from app.web.templating import create_templates, render
 
 
@@ -41,7 +42,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     broker = Broker()
     service.listeners.append(broker.publish)
     presence = Presence(settings.absent_seconds)
-    presence.listeners.append(lambda game_id: broker.signal(game_id, TABLE_CHANGED))
+    presence.listeners.append(PresenceAnnouncer(broker))
     runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
 
     @asynccontextmanager

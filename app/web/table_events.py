@@ -8,6 +8,7 @@ for all.
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING
@@ -15,7 +16,8 @@ from typing import TYPE_CHECKING
 from fastapi import Request
 
 from app import i18n
-from app.service.presence import Presence, Table
+from app.service.events import Broker
+from app.service.presence import TABLE_CHANGED, Presence, Table
 from app.service.reactions import Reaction
 from app.service.views import GameView
 from app.web.templating import render
@@ -24,9 +26,46 @@ if TYPE_CHECKING:
     from app.web.events import LiveViews
 
 
+_MAX_GAMES = 10_000
 MIN_PRESENCE_INTERVAL = 1.0
 """Seconds between two table events that only presence changed: a crowd of spectators
 coming and going must not send every reader an event per arrival."""
+
+
+class PresenceAnnouncer:
+    """Tells a game's readers that its presence changed: at once, then at most once an
+    interval, so that a crowd of spectators arriving wakes every reader once a second rather
+    than once per arrival (which made opening 500 streams three times slower)."""
+
+    def __init__(self, broker: Broker, interval: float = MIN_PRESENCE_INTERVAL) -> None:
+        self.broker = broker
+        self.interval = interval
+        self._last: dict[str, float] = {}
+        self._pending: set[str] = set()
+
+    def __call__(self, game_id: str) -> None:
+        try:
+            loop = asyncio.get_running_loop()  # the streams enter and leave on the loop
+        except RuntimeError:
+            self.broker.signal(game_id, TABLE_CHANGED)
+            return
+        if game_id in self._pending:
+            return
+        wait = self._last.get(game_id, -self.interval) + self.interval - loop.time()
+        if wait <= 0:
+            self._announce(game_id, loop.time())
+        else:
+            self._pending.add(game_id)
+            loop.call_later(wait, lambda: self._announce(game_id, loop.time()))
+
+    def _announce(self, game_id: str, now: float) -> None:
+        self._pending.discard(game_id)
+        self._last[game_id] = now
+        if len(self._last) > _MAX_GAMES:  # those announced over an interval ago are done with
+            self._last = {
+                game: last for game, last in self._last.items() if now - last < self.interval
+            }
+        self.broker.signal(game_id, TABLE_CHANGED)
 
 
 class TableEvents:

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from app.service import presence as presence_module
-from app.service.presence import Presence, Table
+from app.service.events import Broker
+from app.service.presence import TABLE_CHANGED, Presence, Table
+from app.web.table_events import PresenceAnnouncer
 
 
 class Clock:
@@ -62,3 +66,34 @@ def test_the_bookkeeping_forgets_what_it_no_longer_needs(
     assert presence.streams() == 0
     assert presence._open == {}
     assert presence.remembered() == 100
+
+
+class RecordingBroker(Broker):
+    """The real broker, noting each signal it is asked to send."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sent: list[tuple[str, object]] = []
+
+    def signal(self, game_id: str, signal: object) -> None:
+        self.sent.append((game_id, signal))
+        super().signal(game_id, signal)
+
+
+def test_a_crowd_arriving_is_announced_once_an_interval() -> None:
+    async def crowd() -> list[tuple[str, object]]:
+        broker = RecordingBroker()
+        announce = PresenceAnnouncer(broker, interval=0.2)
+        for _ in range(50):
+            announce("g")
+        announce("h")
+        assert broker.sent == [("g", TABLE_CHANGED), ("h", TABLE_CHANGED)]
+        await asyncio.sleep(0.3)
+        return broker.sent
+
+    # The 49 later arrivals at "g" make one announcement, once the interval is over.
+    assert asyncio.run(crowd()) == [
+        ("g", TABLE_CHANGED),
+        ("h", TABLE_CHANGED),
+        ("g", TABLE_CHANGED),
+    ]
