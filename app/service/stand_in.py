@@ -51,15 +51,23 @@ class StandIns:
             player.stand_in = True
             _log(record, seat, ActionKind.STAND_IN, by=acting)
 
-        return self.games.change(game_id, hand)
+        view = self.games.change(game_id, hand)
+        # Had the player opened the game while this was written, their stream may have
+        # looked for a stand-in before there was one: the seat is theirs at once.
+        if self.presence.absent_for(game_id, seat) is None:
+            return self._give_back(game_id, seat) or view
+        return view
 
     def take_back(self, game_id: str, secret: str | None) -> GameView | None:
-        """The player of ``secret`` is back: their seat is theirs again. None if the computer
-        was not standing in for them (nothing is written then: most page loads)."""
+        """The player of ``secret`` is back (call it once their stream is counted): their
+        seat is theirs again. None if the computer was not standing in for them (nothing is
+        written then: most page loads)."""
         seat = self.games.seat_of(game_id, secret)
         if seat is None or not self.games.get(game_id).players[seat].stand_in:
             return None
+        return self._give_back(game_id, seat)
 
+    def _give_back(self, game_id: str, seat: int) -> GameView | None:
         def back(record: GameRecord) -> None:
             player = record.players[seat]
             if not player.stand_in:  # another tab of theirs took it back first

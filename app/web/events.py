@@ -105,6 +105,7 @@ async def _stream(
     render_event: Callable[[GameView], AsyncIterator[str]],
     *,
     seat: int | None = None,
+    secret: str | None = None,
     table: TableEvents | None = None,
 ) -> AsyncIterator[str]:
     broker: Broker = request.app.state.broker
@@ -113,6 +114,8 @@ async def _stream(
     subscription = broker.subscribe(game_id)
     presence.enter(game_id, seat)  # the reader of ``seat`` has the game open (None: watches)
     try:
+        if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
+            await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
         view = await live.view(game_id, 0)
         subscription.notify(view.version)
         yield "retry: 1000\n\n"
@@ -167,8 +170,6 @@ async def page_events(
     await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
     secret = request.cookies.get(seat_cookie(game_id))
     seat = await to_thread.run_sync(service.seat_of, game_id, secret)
-    if seat is not None and page == "game":  # back at the table: the seat is theirs again
-        await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
     language = request.state.language
     templates = request.app.state.templates
     live: LiveViews = request.app.state.live_views
@@ -198,7 +199,9 @@ async def page_events(
 
     table = TableEvents(request, game_id, seat, language) if page == "game" else None
     start = _start_version(last_event_id, version)
-    return _event_stream(_stream(request, game_id, start, render_event, seat=seat, table=table))
+    return _event_stream(
+        _stream(request, game_id, start, render_event, seat=seat, secret=secret, table=table)
+    )
 
 
 @router.get("/api/v1/games/{game_id}/events", tags=["games"])
@@ -212,8 +215,6 @@ async def api_events(
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
     seat = await to_thread.run_sync(service.seat_of, game_id, _token)  # a bot is at the table
-    if seat is not None:  # and, if the computer stood in for it, takes its seat back
-        await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, _token)
     base_url = str(request.base_url)
     live: LiveViews = request.app.state.live_views
 
@@ -223,6 +224,5 @@ async def api_events(
 
         yield await live.rendering(view, f"api:{base_url}", None, make)
 
-    return _event_stream(
-        _stream(request, game_id, _start_version(last_event_id, None), render_event, seat=seat)
-    )
+    start = _start_version(last_event_id, None)
+    return _event_stream(_stream(request, game_id, start, render_event, seat=seat, secret=_token))
