@@ -133,6 +133,9 @@
   });
 
   // The live stream: when it drops, say so and hold every action until the page is in step.
+  // A page whose stream never opened has nothing to drop: it plays by request and answer,
+  // and a refused action resyncs it.
+  var connected = false;
   var reconnecting = false;
 
   function interactive(on) {
@@ -143,7 +146,7 @@
 
   document.addEventListener("htmx:sseError", function () {
     var banner = document.getElementById("reconnecting");
-    if (!banner) {
+    if (!banner || !connected) {
       return;
     }
     reconnecting = true;
@@ -152,6 +155,7 @@
   });
 
   document.addEventListener("htmx:sseOpen", function (event) {
+    connected = true;
     var banner = document.getElementById("reconnecting");
     if (!reconnecting || !banner) {
       return;

@@ -10,6 +10,7 @@ from app.service import presence as presence_module
 from app.service.events import Broker
 from app.service.presence import TABLE_CHANGED, Presence, Table
 from app.web.table_events import PresenceAnnouncer
+from tests.hardening.conftest import run_async
 
 
 class Clock:
@@ -92,7 +93,7 @@ def test_a_crowd_arriving_is_announced_once_an_interval() -> None:
         return broker.sent
 
     # The 49 later arrivals at "g" make one announcement, once the interval is over.
-    assert asyncio.run(crowd()) == [
+    assert run_async(crowd()) == [
         ("g", TABLE_CHANGED),
         ("h", TABLE_CHANGED),
         ("g", TABLE_CHANGED),
