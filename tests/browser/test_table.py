@@ -59,7 +59,7 @@ def test_presence_spectators_your_turn_and_reactions(
     ann.wait_for_function("title => document.title !== title", arg=YOUR_TURN)
     bob.screenshot(path=str(artifacts / "table-your-turn.png"))
 
-    bob.get_by_role("button", name="👏").click()
+    bob.get_by_role("button", name="Applause").click()
     for page in (ann, watcher):
         page.locator("#reactions [data-reaction=clap]").filter(has_text="Bob").wait_for(
             timeout=1_000
