@@ -164,3 +164,22 @@ def test_reactions_beyond_the_burst_are_refused_with_429(make_client) -> None:
     assert 1 <= int(refused.headers["Retry-After"]) <= 3
     # The limit is per seat: Bob still may.
     assert client.post(path, json={"reaction": "wow"}, headers=auth(bob)).status_code == 204
+
+
+def test_a_player_who_returns_while_the_hand_over_is_written_keeps_the_seat(make_client) -> None:
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (_ann, bob) = friends(client, "Ann", "Bob")
+    state = client.app.state  # type: ignore[attr-defined]
+
+    def ann_opens_the_game(changed: str, _version: int) -> None:
+        # Ann's stream is counted just as the hand-over commits, after it checked presence.
+        if changed == game_id and state.presence.absent_for(game_id, 0) is not None:
+            state.presence.enter(game_id, 0)
+
+    state.service.listeners.append(ann_opens_the_game)
+    game = hand_over(client, game_id, bob, 0, 200)
+    assert game["players"][0]["stand_in"] is False
+    with state.service.database.reading() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        assert [row.kind for row in record.actions][-2:] == ["stand_in", "return"]
