@@ -170,6 +170,14 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("too many hold changes this turn: roll or choose a box"),
     N_("too many live updates are open from your address"),
     N_("the server has too many live updates open: try again later"),
+    N_("there is no such seat"),
+    N_("you cannot hand your own seat to the computer"),
+    N_("the computer already plays that seat"),
+    N_("only the seat of the player to move can be handed over"),
+    N_("that player has the game open"),
+    N_("that player has not been away long enough"),
+    N_("there is no such reaction"),
+    N_("too many reactions: wait a moment"),
 )
 """Messages shown as they are, translated by looking them up."""
 

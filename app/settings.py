@@ -139,6 +139,12 @@ class Settings(BaseSettings):
         description="How long a change waits for the database (off the event loop) before "
         "it is answered 503 busy",
     )
+    absent_seconds: float = Field(
+        default=60.0,
+        gt=0,
+        description="Seconds the player to move must have had no page of the game open before "
+        "the others may hand the seat to the computer",
+    )
 
     @field_validator("secret_key")
     @classmethod

@@ -3,13 +3,19 @@
 Publishers may be any thread (the service runs in FastAPI's thread pool); subscribers are
 asyncio tasks (the event streams). A subscriber keeps only the newest version it has not
 seen: it renders the whole state anyway, so a slow reader skips, it never falls behind.
+
+Besides versions, a game's readers can be sent *signals*, things that are not changes to the
+game: that its presence changed, or a reaction. A subscriber keeps the last few only.
 """
 
 from __future__ import annotations
 
 import asyncio
 import threading
-from collections import defaultdict
+from collections import defaultdict, deque
+
+MAX_SIGNALS = 16
+"""Signals a subscriber keeps unread; a slower reader loses the oldest."""
 
 
 class Subscription:
@@ -20,6 +26,7 @@ class Subscription:
         self.game_id = game_id
         self.loop = loop
         self.latest = 0
+        self.signals: deque[object] = deque(maxlen=MAX_SIGNALS)
         self._changed = asyncio.Event()
 
     def notify(self, version: int) -> None:
@@ -27,6 +34,23 @@ class Subscription:
         if version > self.latest:
             self.latest = version
             self._changed.set()
+
+    def signal(self, signal: object) -> None:
+        """Called on the subscriber's loop: keep ``signal`` (once, if already kept) and wake."""
+        if signal not in self.signals:
+            self.signals.append(signal)
+        self._changed.set()
+
+    async def wait_any(self, seen: int, timeout: float) -> bool:
+        """Whether a version above ``seen`` or a signal came (or was there) within ``timeout``."""
+        if self.latest > seen or self.signals:
+            return True
+        self._changed.clear()
+        try:
+            await asyncio.wait_for(self._changed.wait(), timeout)
+        except TimeoutError:
+            return False
+        return self.latest > seen or bool(self.signals)
 
     async def wait(self, seen: int, timeout: float) -> int | None:
         """The newest version above ``seen``, or None if none came within ``timeout``."""
@@ -81,4 +105,14 @@ class Broker:
             try:
                 subscription.loop.call_soon_threadsafe(subscription.notify, version)
             except RuntimeError:  # that loop has closed: the subscriber is gone
+                self.unsubscribe(subscription)
+
+    def signal(self, game_id: str, signal: object) -> None:
+        """Send ``signal`` (hashable) to every subscriber of ``game_id``; safe from any thread."""
+        with self._lock:
+            subscriptions = list(self._subscriptions.get(game_id, ()))
+        for subscription in subscriptions:
+            try:
+                subscription.loop.call_soon_threadsafe(subscription.signal, signal)
+            except RuntimeError:
                 self.unsubscribe(subscription)

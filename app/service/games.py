@@ -159,14 +159,16 @@ class GameService(Lobby):
 
     def may_need_the_server(self, game_id: str) -> bool:
         """Whether the server may ever have to act in the game: it is being played and has a
-        computer seat or a turn timer. Answered from memory, without the database (seats and
-        timer never change once a game has started); True for a game not in memory."""
+        computer seat, a seat the computer stands in for, or a turn timer. Answered from
+        memory, without the database (the kept snapshot is the newest committed here, and a
+        hand-over is a commit); True for a game not in memory."""
         snapshot = self.snapshots.peek(game_id)
         if snapshot is None:
             return True
         record = snapshot.record
         return record.status == GameStatus.PLAYING and (
-            record.turn_seconds is not None or any(player.computer for player in record.players)
+            record.turn_seconds is not None
+            or any(player.computer or player.stand_in for player in record.players)
         )
 
     def load_games(self, game_ids: Sequence[str]) -> None:
@@ -349,7 +351,8 @@ def _step_due_in(snapshot: Snapshot) -> float | None:
     record, state = snapshot.record, snapshot.state
     if record.status != GameStatus.PLAYING or state.seat is None:
         return None
-    if record.players[state.seat].computer:
+    seat = record.players[state.seat]
+    if seat.computer or seat.stand_in:  # a stand-in seat is played as a computer's
         return 0.0
     return seconds_left(record)
 

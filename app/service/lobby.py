@@ -68,6 +68,7 @@ class Lobby:
             hints=False,
             used_hints=False,
             client_seed=None,  # given with the start, once the commitment has been shown
+            stand_in=False,
         )
         record = GameRow(
             id=game_id,
@@ -208,6 +209,11 @@ class Lobby:
             snapshot = snapshot_of(record, kept.state, kept)
         self._committed(snapshot)
         return rematch.id
+
+    def change(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
+        """Apply ``change`` to the game's records in one write, bump its version, announce it
+        (for the rarer changes, kept beside the lobby's, such as handing a seat over)."""
+        return self._change_records(game_id, change)
 
     def _change_records(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
         """Apply ``change`` to the game's row and seats (never its log) and bump its version,

@@ -10,7 +10,7 @@ from app.service.records import load_game
 from app.service.review import Decision, PlayerReview, review
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.log import replay, row_action
+from app.store.log import replay, rules_actions
 from app.store.models import ReviewRecord
 from app.store.rows import GameRow
 from app.strategy import StrategyProvider, fingerprint
@@ -26,7 +26,7 @@ def game_review(
         if not view.is_finished:
             raise ConflictError("not_finished", "the review comes once the game is over")
         stored = session.get(ReviewRecord, game_id)
-        actions = [row_action(row) for row in record.actions]
+        actions = rules_actions(record.actions)
     key = fingerprint()
     if stored is not None and stored.strategy == key:
         return view, _decode(stored.data)

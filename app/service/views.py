@@ -22,6 +22,8 @@ class PlayerView:
     sheet: Scoresheet
     used_hints: bool
     hints: bool = False
+    stand_in: bool = False
+    """The computer plays this person's seat until they open the game again."""
 
 
 @dataclass(frozen=True)
@@ -63,6 +65,7 @@ class GameView:
                     sheets[player.seat] if sheets else Scoresheet(),
                     player.used_hints,
                     player.hints,
+                    player.stand_in,
                 )
                 for player in record.players
             ),

@@ -6,7 +6,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from app.rules import Action, Box, Game, Hold, Roll, Score
-from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
+from app.store.models import RULES_KINDS, ActionKind, ActionRecord, GameRecord, GameStatus
 
 
 def action_row(action: Action) -> tuple[ActionKind, dict[str, Any]]:
@@ -26,6 +26,16 @@ def row_action(row: ActionRecord) -> Action:
     return stored_action(row.kind, row.payload)
 
 
+def is_rules_kind(kind: str) -> bool:
+    """Whether a stored kind is a rules action (the others, who plays a seat, replay skips)."""
+    return kind in RULES_KINDS
+
+
+def rules_actions(rows: Iterable[ActionRecord]) -> list[Action]:
+    """The rules actions of a game's log rows, in order, without the seat hand-overs."""
+    return [row_action(row) for row in rows if is_rules_kind(row.kind)]
+
+
 def stored_action(kind: str, payload: dict[str, Any]) -> Action:
     """The rules action of a stored kind and payload."""
     match ActionKind(kind):
@@ -35,13 +45,12 @@ def stored_action(kind: str, payload: dict[str, Any]) -> Action:
             return Hold(tuple(payload["held"]))
         case ActionKind.SCORE:
             return Score(Box(payload["box"]))
+    raise ValueError(f"{kind} is not a rules action")
 
 
 def replay(record: GameRecord) -> Game:
     """The game's state, rebuilt from its seats and its action log."""
-    return replay_log(
-        record.status, len(record.players), (row_action(row) for row in record.actions)
-    )
+    return replay_log(record.status, len(record.players), rules_actions(record.actions))
 
 
 def replay_log(status: str, players: int, actions: Iterable[Action]) -> Game:

@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, func
+from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, false, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -30,6 +30,14 @@ class ActionKind(StrEnum):
     ROLL = "roll"
     HOLD = "hold"
     SCORE = "score"
+    STAND_IN = "stand_in"
+    """Not a rules action: the others handed the seat to the computer while its player was away."""
+    RETURN = "return"
+    """Not a rules action: the player came back and took the seat from the computer."""
+
+
+RULES_KINDS = frozenset({ActionKind.ROLL, ActionKind.HOLD, ActionKind.SCORE})
+"""The kinds that the rules replay; the others record who played a seat, and replay skips them."""
 
 
 class GameRecord(Base):
@@ -75,6 +83,8 @@ class PlayerRecord(Base):
     used_hints: Mapped[bool] = mapped_column(default=False)
     client_seed: Mapped[str | None] = mapped_column(String(64), default=None)
     """A person's own seed mixed into the dice, fixed at the start (computers have none)."""
+    stand_in: Mapped[bool] = mapped_column(default=False, server_default=false())
+    """The computer plays this person's seat until they open the game again."""
 
     game: Mapped[GameRecord] = relationship(back_populates="players")
 

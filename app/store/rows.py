@@ -28,6 +28,7 @@ class SeatRow:
     hints: bool
     used_hints: bool
     client_seed: str | None
+    stand_in: bool
 
     @classmethod
     def of(cls, player: PlayerRecord) -> SeatRow:

@@ -24,7 +24,7 @@ from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
 from app.rules import Action, Game, Hold, Roll, Score
 from app.store.driver import DriverStatement
-from app.store.log import action_row, replay_log, stored_action
+from app.store.log import action_row, is_rules_kind, replay_log, stored_action
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
 from app.store.rows import GameRow, SeatRow, seat_columns
 
@@ -128,19 +128,19 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
         SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
     )
     record = GameRow(**game, players=seats)
-    actions = read_actions(connection, game_id)
+    rows = connection.execute(_ACTIONS, {"game_id": game_id}).all()
+    actions = _rules_actions(rows)
     state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(
-        record, state, len(actions), _rolls(actions), holds_since_turn_began(0, actions)
-    )
+    return Snapshot(record, state, len(rows), _rolls(actions), holds_since_turn_began(0, actions))
 
 
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
-    """The game's action log, in order."""
-    return [
-        stored_action(kind, payload)
-        for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
-    ]
+    """The game's rules actions in order (its log without hand-overs and returns)."""
+    return _rules_actions(connection.execute(_ACTIONS, {"game_id": game_id}).all())
+
+
+def _rules_actions(rows: Sequence[Any]) -> list[Action]:
+    return [stored_action(kind, payload) for kind, payload in rows if is_rules_kind(kind)]
 
 
 def holds_since_turn_began(holds: int, actions: Sequence[Action]) -> int:

@@ -20,6 +20,7 @@ from fastapi.responses import StreamingResponse
 from app import i18n
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.presence import Presence
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.hosts import base_url
@@ -27,6 +28,7 @@ from app.web.limits import client_address
 from app.web.pages import hints_for
 from app.web.schemas import GameOut
 from app.web.stream_limits import StreamSlots
+from app.web.table_events import TableEvents
 from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
@@ -106,25 +108,45 @@ async def _stream(
     seen: int,
     render_event: Callable[[GameView], AsyncIterator[str]],
     release: Callable[[], None],
+    *,
+    seat: int | None = None,
+    secret: str | None = None,
+    table: TableEvents | None = None,
 ) -> AsyncIterator[str]:
     broker: Broker = request.app.state.broker
     live: LiveViews = request.app.state.live_views
+    presence: Presence = request.app.state.presence
     subscription = broker.subscribe(game_id)
+    presence.enter(game_id, seat)  # the reader of ``seat`` has the game open (None: watches)
     try:
-        current = await live.view(game_id, 0)
-        subscription.notify(current.version)
+        if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
+            await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
+        view = await live.view(game_id, 0)
+        subscription.notify(view.version)
         yield "retry: 1000\n\n"
         while True:
-            newest = await subscription.wait(seen, KEEP_ALIVE_SECONDS)
-            if newest is None:
+            timeout = KEEP_ALIVE_SECONDS
+            if table is not None:
+                timeout = min(timeout, table.wake_in(view))
+            woke = await subscription.wait_any(seen, timeout)
+            sent = False
+            if subscription.latest > seen:
+                view = await live.view(game_id, subscription.latest)
+                seen = view.version
+                async for event in render_event(view):
+                    sent = True
+                    yield event
+            signals = list(subscription.signals)
+            subscription.signals.clear()
+            if table is not None:
+                async for event in table.events(view, signals):
+                    sent = True
+                    yield event
+            if not (woke or sent):
                 yield ": keep-alive\n\n"
-                continue
-            view = await live.view(game_id, newest)
-            seen = view.version
-            async for event in render_event(view):
-                yield event
     finally:
         release()
+        presence.leave(game_id, seat)
         subscription.close()
         if broker.count(game_id) == 0:
             live.forget(game_id)
@@ -191,9 +213,13 @@ async def page_events(
         # <body>), so one rendering serves every reader with the same language and seat.
         yield await live.rendering(view, f"{page}:{language}:{site}", seat, make)
 
+    table = TableEvents(request, game_id, seat, language) if page == "game" else None
     seen = _start_version(last_event_id, version)
     return _event_stream(
-        request, lambda release: _stream(request, game_id, seen, render_event, release)
+        request,
+        lambda release: _stream(
+            request, game_id, seen, render_event, release, seat=seat, secret=secret, table=table
+        ),
     )
 
 
@@ -207,6 +233,7 @@ async def api_events(
 ) -> StreamingResponse:
     """`text/event-stream` of `game` events, each a `Game` as JSON, id = its version."""
     await to_thread.run_sync(service.get, game_id)
+    seat = await to_thread.run_sync(service.seat_of, game_id, _token)  # a bot is at the table
     site = base_url(request)
     live: LiveViews = request.app.state.live_views
 
@@ -218,5 +245,8 @@ async def api_events(
 
     seen = _start_version(last_event_id, None)
     return _event_stream(
-        request, lambda release: _stream(request, game_id, seen, render_event, release)
+        request,
+        lambda release: _stream(
+            request, game_id, seen, render_event, release, seat=seat, secret=_token
+        ),
     )

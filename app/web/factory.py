@@ -15,13 +15,16 @@ from app import __version__
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.presence import Presence
+from app.service.reactions import Reactions
 from app.service.retention import RetentionSweeper
 from app.service.runner import ComputerRunner
+from app.service.stand_in import StandIns
 from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, events, lobby, logs, pages, review, stats
+from app.web import api, errors, events, lobby, logs, pages, review, stats, table
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
 from app.web.head import HeadMiddleware
@@ -31,6 +34,7 @@ from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
 from app.web.server_setup import PentaApp, trusted_proxies
 from app.web.stream_limits import StreamSlots
+from app.web.table_events import PresenceAnnouncer
 from app.web.templating import create_templates, render
 
 
@@ -45,6 +49,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service = GameService(database, dice, strategy, max_holds_per_turn=settings.max_holds_per_turn)
     broker = Broker()
     service.listeners.append(broker.publish)
+    presence = Presence(settings.absent_seconds)
+    presence.listeners.append(PresenceAnnouncer(broker))
     runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
     sweeper = RetentionSweeper(
         service,
@@ -76,6 +82,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.penta_settings = settings
     app.state.service = service
     app.state.broker = broker
+    app.state.presence = presence
+    app.state.stand_ins = StandIns(service, presence)
+    app.state.reactions = Reactions(service, broker)
     app.state.live_views = LiveViews(service)
     app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
     app.state.templates = create_templates()
@@ -103,6 +112,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(lobby.router)
     app.include_router(stats.router)
     app.include_router(review.router)
+    app.include_router(table.router)
+    app.include_router(table.api)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/docs", include_in_schema=False)

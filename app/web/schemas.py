@@ -19,6 +19,9 @@ class PlayerOut(BaseModel):
     seat: int
     name: str
     computer: bool
+    stand_in: bool = Field(
+        default=False, description="The computer plays this seat until its player is back"
+    )
     boxes: dict[Box, int | None] = Field(description="All 13 boxes: points, or null when free")
     upper_subtotal: int
     upper_bonus: int
@@ -93,6 +96,7 @@ class GameOut(BaseModel):
                     seat=player.seat,
                     name=player.name,
                     computer=player.computer,
+                    stand_in=player.stand_in,
                     boxes={box: player.sheet[box] for box in BOXES},
                     upper_subtotal=player.sheet.upper_subtotal,
                     upper_bonus=player.sheet.upper_bonus,

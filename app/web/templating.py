@@ -9,6 +9,7 @@ from jinja2 import Environment, FileSystemLoader
 
 from app import __version__, i18n
 from app.rules import BOXES, LOWER_BOXES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, UPPER_BOXES
+from app.service.reactions import REACTIONS
 from app.settings import ROOT
 
 
@@ -41,6 +42,7 @@ def _globals() -> dict[str, Any]:
         "LOWER_BOXES": LOWER_BOXES,
         "UPPER_BONUS": UPPER_BONUS,
         "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
+        "reactions": REACTIONS,
     }
 
 

@@ -142,6 +142,9 @@
   // A live update older than what the page shows (our own action's echo) is not swapped in,
   // so that it cannot undo a box the player has just selected.
   document.addEventListener("htmx:sseBeforeMessage", function (event) {
+    if (event.detail.type !== "update") {
+      return; // the table and reactions (table.js) are not versions of the game
+    }
     var tray = document.getElementById("dice-tray");
     var shown = tray ? parseInt(tray.dataset.version, 10) : 0;
     var incoming = parseInt(event.detail.lastEventId, 10);

@@ -1,0 +1,105 @@
+"""Quick reactions: a fixed set a seated player sends to everyone at the table, live.
+
+They are not game actions: nothing is stored, they go out through the live streams only.
+There is no free text, so nothing to moderate; each seat may send a few in a burst, then
+one every few seconds (429 beyond).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.service.errors import ConflictError, ForbiddenError, InvalidError, ServiceError
+from app.service.events import Broker
+from app.service.games import GameService
+
+REACTIONS: dict[str, str] = {
+    "thumbs_up": "👍",
+    "clap": "👏",
+    "wow": "😮",
+    "laugh": "😂",
+    "dice": "🎲",
+    "gg": "GG",
+}
+"""Each reaction's stable name and what is shown; nothing else can be sent."""
+
+BURST = 5
+"""Reactions a seat may send at once."""
+SECONDS_PER_REACTION = 3.0
+"""After a burst, one more each this many seconds."""
+MAX_BUCKETS = 10_000
+"""Seats whose recent reactions are counted; the least recently active are forgotten."""
+
+
+@dataclass(frozen=True)
+class Reaction:
+    """One reaction sent: ``number`` tells two identical ones apart."""
+
+    number: int
+    seat: int
+    name: str
+    kind: str
+
+    @property
+    def symbol(self) -> str:
+        return REACTIONS[self.kind]
+
+
+class TooManyReactionsError(ServiceError):
+    """A seat sent reactions faster than the limit: 429, with when to try again."""
+
+    status = 429
+
+    def __init__(self, retry_after: float) -> None:
+        self.retry_after = math.ceil(retry_after)
+        super().__init__("too_many_reactions", "too many reactions: wait a moment")
+
+
+class Reactions:
+    """Checks who reacts and how often, then hands the reaction to the game's live readers."""
+
+    def __init__(
+        self, games: GameService, broker: Broker, *, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.games = games
+        self.broker = broker
+        self.clock = clock
+        self._numbers = itertools.count(1)
+        self._buckets: OrderedDict[tuple[str, int], tuple[float, float]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def react(self, game_id: str, secret: str | None, kind: str) -> Reaction:
+        """Send ``kind`` from the seat of ``secret`` to everyone watching the game."""
+        view = self.games.get(game_id)
+        if kind not in REACTIONS:
+            raise InvalidError("invalid_reaction", "there is no such reaction")
+        seat = self.games.seat_of(game_id, secret)
+        if seat is None:
+            raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+        if view.is_waiting:
+            raise ConflictError("not_started", "the game has not started yet")
+        self._take(game_id, seat)
+        with self._lock:
+            number = next(self._numbers)
+        reaction = Reaction(number, seat, view.players[seat].name, kind)
+        self.broker.signal(game_id, reaction)
+        return reaction
+
+    def _take(self, game_id: str, seat: int) -> None:
+        """Take one from the seat's bucket, or refuse with the wait until one is back."""
+        key = (game_id, seat)
+        now = self.clock()
+        with self._lock:
+            tokens, last = self._buckets.pop(key, (float(BURST), now))
+            tokens = min(float(BURST), tokens + (now - last) / SECONDS_PER_REACTION)
+            self._buckets[key] = (tokens - 1 if tokens >= 1 else tokens, now)
+            while len(self._buckets) > MAX_BUCKETS:
+                self._buckets.popitem(last=False)
+        if tokens < 1:
+            raise TooManyReactionsError((1 - tokens) * SECONDS_PER_REACTION)

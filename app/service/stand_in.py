@@ -1,0 +1,104 @@
+"""Handing an absent player's seat to the computer, and the player taking it back.
+
+When the player to move has had no page open for a while, any other seated player may let
+the computer play that seat (the runner then plays it as a computer seat) until its player
+opens the game again. Both hand-overs are logged in the game's action log as entries that
+the rules' replay skips, so replay stays deterministic.
+"""
+
+from __future__ import annotations
+
+from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.games import GameService
+from app.service.presence import Presence
+from app.service.records import seat_of
+from app.service.views import GameView
+from app.store.log import replay
+from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
+
+
+class StandIns:
+    """The computer standing in for absent players, decided from who has the game open."""
+
+    def __init__(self, games: GameService, presence: Presence) -> None:
+        self.games = games
+        self.presence = presence
+
+    def hand_over(self, game_id: str, secret: str | None, seat: int) -> GameView:
+        """Let the computer play ``seat`` (the player to move, away long enough) for now."""
+
+        def hand(record: GameRecord) -> None:
+            acting = seat_of(record, secret)
+            if not 0 <= seat < len(record.players):
+                raise InvalidError("invalid_seat", "there is no such seat")
+            if acting is None:
+                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            _require_playing(record)
+            player = record.players[seat]
+            if seat == acting:
+                raise ConflictError("own_seat", "you cannot hand your own seat to the computer")
+            if player.computer or player.stand_in:
+                raise ConflictError("computer_seat", "the computer already plays that seat")
+            if replay(record).seat != seat:
+                raise ConflictError(
+                    "not_to_move", "only the seat of the player to move can be handed over"
+                )
+            absent = self.presence.absent_for(game_id, seat)
+            if absent is None:
+                raise ConflictError("present", "that player has the game open")
+            if absent < self.presence.absent_seconds:
+                raise ConflictError("not_away_long", "that player has not been away long enough")
+            player.stand_in = True
+            _log(record, seat, ActionKind.STAND_IN, by=acting)
+
+        view = self.games.change(game_id, hand)
+        # Had the player opened the game while this was written, their stream may have
+        # looked for a stand-in before there was one: the seat is theirs at once.
+        if self.presence.absent_for(game_id, seat) is None:
+            return self._give_back(game_id, seat) or view
+        return view
+
+    def take_back(self, game_id: str, secret: str | None) -> GameView | None:
+        """The player of ``secret`` is back (call it once their stream is counted): their
+        seat is theirs again. None if the computer was not standing in for them (nothing is
+        written then: most page loads)."""
+        seat = self.games.seat_of(game_id, secret)
+        if seat is None or not self.games.get(game_id).players[seat].stand_in:
+            return None
+        return self._give_back(game_id, seat)
+
+    def _give_back(self, game_id: str, seat: int) -> GameView | None:
+        def back(record: GameRecord) -> None:
+            player = record.players[seat]
+            if not player.stand_in:  # another tab of theirs took it back first
+                raise _NothingToDo
+            player.stand_in = False
+            _log(record, seat, ActionKind.RETURN, by=seat)
+
+        try:
+            return self.games.change(game_id, back)
+        except _NothingToDo:
+            return None
+
+
+class _NothingToDo(Exception):
+    """The seat was not handed over: no write."""
+
+
+def _require_playing(record: GameRecord) -> None:
+    if record.status == GameStatus.WAITING:
+        raise ConflictError("not_started", "the game has not started yet")
+    if record.status == GameStatus.FINISHED:
+        raise ConflictError("finished", "the game is over")
+
+
+def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:
+    record.actions.append(
+        ActionRecord(
+            number=len(record.actions) + 1,
+            seat=seat,
+            kind=kind.value,
+            payload={"by": by},
+            by_computer=False,
+        )
+    )
