@@ -155,6 +155,7 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("only the host can do that"),
     N_("the game has moved on since you saw it: here it is now"),
     N_("a rematch follows a finished game"),
+    N_("time ran out: the computer recorded your roll"),
     N_("the review comes once the game is over"),
     N_("roll before choosing a box"),
     N_("advice is for the player to move"),

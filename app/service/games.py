@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 
-from sqlalchemy import Connection, select, text
+from sqlalchemy import Connection, text
 
 from app.rules import (
     Action,
@@ -19,15 +20,22 @@ from app.rules import (
 )
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
+from app.service.deadlines import DEFAULT_DEADLINES, Deadlines, is_choosing, reason_for
 from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.lobby import Lobby
-from app.service.records import now, seat_of, seconds_left
+from app.service.records import as_utc, now, seat_of, seconds_left
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.models import GameRecord, GameStatus
+from app.store.models import GameRecord, GameStatus, Reason
 from app.store.rows import GameRow
-from app.store.snapshots import Snapshot, StaleWriteError, write_actions
+from app.store.snapshots import (
+    Snapshot,
+    StaleWriteError,
+    claim_due,
+    due_games,
+    write_actions,
+)
 from app.strategy import StrategyProvider
 
 
@@ -48,8 +56,14 @@ class Expect:
 class GameService(Lobby):
     """The lobby, plus play: applies each seat's actions, refusing what is not allowed."""
 
-    def __init__(self, database: Database, dice: DiceSource, strategy: StrategyProvider) -> None:
-        super().__init__(database)
+    def __init__(
+        self,
+        database: Database,
+        dice: DiceSource,
+        strategy: StrategyProvider,
+        deadlines: Deadlines = DEFAULT_DEADLINES,
+    ) -> None:
+        super().__init__(database, deadlines)
         self.dice = dice
         self.strategy = strategy
 
@@ -59,7 +73,7 @@ class GameService(Lobby):
         """The game as it is now, or 404."""
         with self.database.read_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
-        return GameView.of(snapshot.record, snapshot.state)
+        return self._view(snapshot)
 
     def check_database(self) -> None:
         """Raise unless the database answers."""
@@ -101,49 +115,54 @@ class GameService(Lobby):
 
         return self._change_records(game_id, toggle)
 
-    def play_for_computer(self, game_id: str) -> float | None:
-        """Take one step for a computer player, or for a person whose turn timer ran out.
+    def play_due(self, game_id: str) -> datetime | None:
+        """Take the one step the server owes the game if it is due: a computer seat's next
+        action, a step of the turn of a person whose timer ran out, or the computer's box
+        for a person who let the auto-confirm deadline pass.
 
-        Returns the seconds until the next step may be due (a computer's next step, or the
-        moment the current turn's timer runs out), or None when nothing is pending.
+        Returns when the server must next act in the game (None: nothing is pending).
         """
-        # Most games have nobody for the server to play for: find out without the write lock.
+        # Most looks find nothing due (a person acted in time): no write lock for those.
         with self.database.read_connection() as connection:
-            due_in = _step_due_in(self._snapshot(connection, game_id))
-        if due_in is None or due_in > 0:
-            return due_in
+            snapshot = self._snapshot(connection, game_id)
+        if not _is_due(snapshot):
+            return snapshot.record.due_at and as_utc(snapshot.record.due_at)
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
-            due_in = _step_due_in(snapshot)
-            if due_in is None or due_in > 0:
-                return due_in
-            state = snapshot.state
-            assert state.seat is not None
-            action = next_action(state, self.strategy.current(), self.dice)
-            snapshot = self._record(connection, snapshot, state.seat, [action], by_computer=True)
+            record, state = snapshot.record, snapshot.state
+            if not _is_due(snapshot) or state.seat is None:
+                return record.due_at and as_utc(record.due_at)
+            if not claim_due(connection, game_id):
+                return record.due_at and as_utc(record.due_at)
+            computer = record.players[state.seat].computer
+            timer_ran_out = _timer_ran_out(record)
+            if is_choosing(state) and not computer:
+                action: Action = Score(self._best_box(state))
+            else:
+                action = next_action(state, self.strategy.current(), self.dice)
+            reason = reason_for(state, computer_to_move=computer, timer_ran_out=timer_ran_out)
+            snapshot = self._record(connection, snapshot, state.seat, [action], reason=reason)
         self._committed(snapshot)
-        return _step_due_in(snapshot)
+        return snapshot.record.due_at
 
-    def may_need_the_server(self, game_id: str) -> bool:
-        """Whether the server may ever have to act in the game: it is being played and has a
-        computer seat or a turn timer. Answered from memory, without the database (seats and
-        timer never change once a game has started); True for a game not in memory."""
+    def play_for_computer(self, game_id: str) -> float | None:
+        """:meth:`play_due`, in seconds from now (negative or 0: due already)."""
+        due = self.play_due(game_id)
+        return None if due is None else (due - now()).total_seconds()
+
+    def due_at(self, game_id: str) -> datetime | None:
+        """When the server must next act in the game, as far as memory knows (a game not in
+        memory is looked at now)."""
         snapshot = self.snapshots.peek(game_id)
         if snapshot is None:
-            return True
-        record = snapshot.record
-        return record.status == GameStatus.PLAYING and (
-            record.turn_seconds is not None or any(player.computer for player in record.players)
-        )
+            return now()
+        due = snapshot.record.due_at
+        return None if due is None else as_utc(due)
 
-    def playing_games(self) -> list[str]:
-        """The ids of every game being played (for the runner after a restart)."""
-        with self.database.reading() as session:
-            return list(
-                session.scalars(
-                    select(GameRecord.id).where(GameRecord.status == GameStatus.PLAYING)
-                )
-            )
+    def due_games(self) -> list[tuple[str, datetime]]:
+        """Every game where the server has something pending, and when (after a restart)."""
+        with self.database.read_connection() as connection:
+            return [(game_id, as_utc(due)) for game_id, due in due_games(connection)]
 
     # -- play ----------------------------------------------------------------------------
 
@@ -198,7 +217,7 @@ class GameService(Lobby):
     ) -> GameView:
         """Record the dice in ``box``."""
         action = _score(box)
-        return self._play(game_id, secret, expect, lambda _state: [action])
+        return self._play(game_id, secret, expect, lambda _state: [action], refuse_late=True)
 
     def auto(self, game_id: str, secret: str | None, *, expect: Expect = Expect()) -> GameView:
         """After the third roll, record the dice in the box the computer would choose."""
@@ -208,7 +227,7 @@ class GameService(Lobby):
                 raise ConflictError("illegal", "the computer chooses only after the third roll")
             return [Score(self._best_box(state))]
 
-        return self._play(game_id, secret, expect, actions, by_computer=True)
+        return self._play(game_id, secret, expect, actions, reason=Reason.DEADLINE)
 
     def _best_box(self, state: Game) -> Box:
         assert state.sheet is not None
@@ -222,8 +241,9 @@ class GameService(Lobby):
         expect: Expect,
         plan: Callable[[Game], list[Action]],
         *,
-        by_computer: bool = False,
+        reason: Reason | None = None,
         seat: int | None = None,
+        refuse_late: bool = False,
     ) -> GameView:
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
@@ -235,22 +255,22 @@ class GameService(Lobby):
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if refuse_late and _server_just_recorded(snapshot, acting):
+                raise ConflictError("too_late", "time ran out: the computer recorded your roll")
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
-            snapshot = self._record(
-                connection, snapshot, acting, plan(state), by_computer=by_computer
-            )
+            snapshot = self._record(connection, snapshot, acting, plan(state), reason=reason)
         return self._committed(snapshot)
 
-    @staticmethod
     def _record(
+        self,
         connection: Connection,
         snapshot: Snapshot,
         seat: int,
         actions: list[Action],
         *,
-        by_computer: bool,
+        reason: Reason | None,
     ) -> Snapshot:
         """Apply ``actions`` to the game and log them, or raise 409 having changed nothing."""
         before = state = snapshot.state
@@ -261,8 +281,18 @@ class GameService(Lobby):
             raise ConflictError("illegal", str(error)) from None
         moment = now()
         changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
+        turn_started_at = snapshot.record.turn_started_at
         if state.scored_turns != before.scored_turns:
-            changes["turn_started_at"] = moment
+            changes["turn_started_at"] = turn_started_at = moment
+        record = snapshot.record
+        changes["due_at"] = self.deadlines.next_due(
+            state,
+            playing=not state.is_over,
+            computer_to_move=state.seat is not None and record.players[state.seat].computer,
+            turn_seconds=record.turn_seconds,
+            turn_started_at=turn_started_at and as_utc(turn_started_at),
+            moment=moment,
+        )
         totals = None
         if state.is_over:
             changes.update(status=GameStatus.FINISHED.value, finished_at=moment)
@@ -277,7 +307,7 @@ class GameService(Lobby):
                 actions,
                 state,
                 changes,
-                by_computer=by_computer,
+                reason=reason,
                 final_totals=totals,
             )
         except StaleWriteError:
@@ -286,17 +316,33 @@ class GameService(Lobby):
             ) from None
 
 
-def _step_due_in(snapshot: Snapshot) -> float | None:
-    """Seconds until the server has to act in the game (0 or less: now), None if it never does.
-
-    It plays every turn of a computer seat, and the turn of a person whose timer ran out.
-    """
+def _is_due(snapshot: Snapshot) -> bool:
+    """Whether the server has to act in the game now. A computer seat, or a person whose turn
+    timer ran out, is played whenever asked (the scheduler keeps the pace, from ``due_at``);
+    a person who has rolled three times, once the auto-confirm deadline is past."""
     record, state = snapshot.record, snapshot.state
     if record.status != GameStatus.PLAYING or state.seat is None:
-        return None
-    if record.players[state.seat].computer:
-        return 0.0
-    return seconds_left(record)
+        return False
+    if record.players[state.seat].computer or _timer_ran_out(record):
+        return True
+    return record.due_at is not None and as_utc(record.due_at) <= now()
+
+
+def _server_just_recorded(snapshot: Snapshot, seat: int) -> bool:
+    """Whether the newest action is the server recording ``seat``'s roll in its place: a
+    choice arriving now came too late, and says so rather than "not your turn"."""
+    newest = snapshot.activity[-1] if snapshot.activity else None
+    return (
+        newest is not None
+        and newest.number == snapshot.logged
+        and newest.seat == seat
+        and newest.reason in (Reason.DEADLINE, Reason.TURN_TIMER, Reason.STAND_IN)
+    )
+
+
+def _timer_ran_out(record: GameRow) -> bool:
+    left = seconds_left(record)
+    return left is not None and left <= 0
 
 
 def _check(expect: Expect, record: GameRow, state: Game) -> None:

@@ -8,6 +8,7 @@ from collections.abc import Callable
 from sqlalchemy import Connection
 
 from app.rules import Game
+from app.service.deadlines import Deadlines
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service.records import (
     TURN_TIMERS,
@@ -22,7 +23,6 @@ from app.service.records import (
 )
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.log import replay
 from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
 from app.store.snapshots import Snapshot, Snapshots, insert_game, snapshot_of, write_actions
@@ -34,8 +34,9 @@ ChangeListener = Callable[[str, int], None]
 class Lobby:
     """Games before and between play. Every change is one write transaction, then announced."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, deadlines: Deadlines) -> None:
         self.database = database
+        self.deadlines = deadlines
         self.listeners: list[ChangeListener] = []
         self.snapshots = Snapshots()
 
@@ -56,6 +57,8 @@ class Lobby:
             final_total=None,
             hints=False,
             used_hints=False,
+            rematch=None,
+            moved_hash=None,
         )
         record = GameRow(
             id=game_id,
@@ -66,6 +69,7 @@ class Lobby:
             started_at=None,
             finished_at=None,
             turn_started_at=None,
+            due_at=None,
             created_at=moment,
             updated_at=moment,
             players=(host,),
@@ -111,7 +115,7 @@ class Lobby:
             if record.status != GameStatus.WAITING:
                 raise ConflictError("already_started", "the game has already started")
             moment = now()
-            changes = {
+            changes: dict[str, object] = {
                 "version": record.version + 1,
                 "status": GameStatus.PLAYING.value,
                 "started_at": moment,
@@ -119,7 +123,15 @@ class Lobby:
                 "updated_at": moment,
             }
             state = Game.new(len(record.players))
-            snapshot = write_actions(connection, snapshot, 0, [], state, changes, by_computer=False)
+            changes["due_at"] = self.deadlines.next_due(
+                state,
+                playing=True,
+                computer_to_move=record.players[0].computer,
+                turn_seconds=record.turn_seconds,
+                turn_started_at=moment,
+                moment=moment,
+            )
+            snapshot = write_actions(connection, snapshot, 0, [], state, changes, reason=None)
         return self._committed(snapshot)
 
     def rematch(self, game_id: str, secret: str | None) -> str:
@@ -152,7 +164,7 @@ class Lobby:
             record.rematch_id = rematch.id
             record.version += 1
             session.flush()
-            snapshot = snapshot_of(record, replay(record))
+            snapshot = snapshot_of(record)
         self._committed(snapshot)
         return rematch.id
 
@@ -163,7 +175,7 @@ class Lobby:
             change(record)
             record.version += 1
             session.flush()
-            snapshot = snapshot_of(record, replay(record))
+            snapshot = snapshot_of(record)
         return self._committed(snapshot)
 
     def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
@@ -176,7 +188,17 @@ class Lobby:
     def _committed(self, snapshot: Snapshot) -> GameView:
         """Keep a change's snapshot once it is committed and tell the listeners; its view."""
         self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
+        view = self._view(snapshot)
         for listener in self.listeners:
             listener(view.id, view.version)
         return view
+
+    def _view(self, snapshot: Snapshot) -> GameView:
+        """What pages and the API see of ``snapshot``."""
+        return GameView.of(
+            snapshot.record,
+            snapshot.state,
+            activity=snapshot.activity,
+            logged=snapshot.logged,
+            auto_deadline=self.deadlines.auto_deadline(snapshot.record.due_at),
+        )

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from datetime import datetime
 from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
-from app.service.records import seconds_left
+from app.service.records import as_utc, seconds_left
+from app.store.log import ScoreEntry
 from app.store.models import GameStatus
 from app.store.rows import GameRow
 
@@ -36,9 +38,24 @@ class GameView:
     rematch_id: str | None
     players: tuple[PlayerView, ...]
     state: Game
+    activity: tuple[ScoreEntry, ...] = ()
+    """The newest boxes recorded, oldest first."""
+    logged: int = 0
+    """How many actions the game's log holds: the newest has this number."""
+    auto_deadline: datetime | None = None
+    """After the third roll: when the rule's time to choose a box runs out (the server
+    records the computer's box a short grace later)."""
 
     @classmethod
-    def of(cls, record: GameRow, state: Game) -> GameView:
+    def of(
+        cls,
+        record: GameRow,
+        state: Game,
+        *,
+        activity: tuple[ScoreEntry, ...] = (),
+        logged: int = 0,
+        auto_deadline: datetime | None = None,
+    ) -> GameView:
         """The view of ``record`` whose replayed state is ``state``."""
         sheets = state.sheets if record.status != GameStatus.WAITING else None
         return cls(
@@ -64,6 +81,9 @@ class GameView:
                 for player in record.players
             ),
             state=state,
+            activity=activity,
+            logged=logged,
+            auto_deadline=as_utc(auto_deadline) if auto_deadline else None,
         )
 
     @property
@@ -132,6 +152,27 @@ class GameView:
     def is_auto_due(self) -> bool:
         """After the third roll: the computer records the roll unless a box is chosen in time."""
         return self.is_playing and self.state.turn.has_rolled and self.rolls_left == 0
+
+    @property
+    def deadline(self) -> datetime | None:
+        """The auto-confirm deadline while a person has a box to choose, else None."""
+        player = self.current_player
+        if not self.is_auto_due or player is None or player.computer:
+            return None
+        return self.auto_deadline
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """:attr:`deadline` in milliseconds since the epoch, as a page's script counts."""
+        deadline = self.deadline
+        return None if deadline is None else round(deadline.timestamp() * 1000)
+
+    @property
+    def fresh_score(self) -> ScoreEntry | None:
+        """The box recorded by the newest action, if the newest action recorded one."""
+        if self.activity and self.activity[-1].number == self.logged:
+            return self.activity[-1]
+        return None
 
     @property
     def winners(self) -> tuple[int, ...]:

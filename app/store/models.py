@@ -22,6 +22,28 @@ class GameStatus(StrEnum):
     FINISHED = "finished"
 
 
+class Reason(StrEnum):
+    """Why the server recorded an action in a person's place, or played a computer seat; the
+    values are what is stored. An action a player made themself stores NULL."""
+
+    COMPUTER = "computer"
+    """A computer seat's own move."""
+    DEADLINE = "deadline"
+    """Nobody chose a box within the auto-confirm deadline after the third roll."""
+    TURN_TIMER = "turn_timer"
+    """The turn timer ran out."""
+    STAND_IN = "stand_in"
+    """The computer stands in for a player who is away."""
+
+
+class RematchAnswer(StrEnum):
+    """A player's part in the rematch offered after a finished game; the values are stored."""
+
+    OFFERED = "offered"
+    JOINED = "joined"
+    DECLINED = "declined"
+
+
 class ActionKind(StrEnum):
     """The kinds of logged actions; the values are what is stored."""
 
@@ -43,6 +65,11 @@ class GameRecord(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    due_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), default=None, index=True
+    )
+    """The next moment the server must act (a computer's step, a turn timer, the
+    auto-confirm deadline); set with every move, NULL when nothing is pending."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -69,6 +96,10 @@ class PlayerRecord(Base):
     final_total: Mapped[int | None] = mapped_column(Integer, default=None)
     hints: Mapped[bool] = mapped_column(default=False)
     used_hints: Mapped[bool] = mapped_column(default=False)
+    rematch: Mapped[str | None] = mapped_column(String(16), default=None)
+    """A :class:`RematchAnswer` once the game is over and a rematch is offered."""
+    moved_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The seat's previous secret hash, once it moved to another device: that browser is told."""
 
     game: Mapped[GameRecord] = relationship(back_populates="players")
 
@@ -84,6 +115,8 @@ class ActionRecord(Base):
     kind: Mapped[str] = mapped_column(String(8))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     by_computer: Mapped[bool] = mapped_column(default=False)
+    reason: Mapped[str | None] = mapped_column(String(16), default=None)
+    """A :class:`Reason` when the server played, NULL when the player did."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     game: Mapped[GameRecord] = relationship(back_populates="actions")

@@ -27,6 +27,8 @@ class SeatRow:
     final_total: int | None
     hints: bool
     used_hints: bool
+    rematch: str | None
+    moved_hash: str | None
 
     @classmethod
     def of(cls, player: PlayerRecord) -> SeatRow:
@@ -45,6 +47,7 @@ class GameRow:
     started_at: datetime | None
     finished_at: datetime | None
     turn_started_at: datetime | None
+    due_at: datetime | None
     created_at: datetime
     updated_at: datetime
     players: tuple[SeatRow, ...]

@@ -18,14 +18,15 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
 from app.rules import Action, Game
 from app.store.driver import DriverStatement
-from app.store.log import action_row, replay_log, stored_action
-from app.store.models import ActionRecord, GameRecord, PlayerRecord
+from app.store.log import ScoreEntry, action_row, newer_activity, replay_activity
+from app.store.models import ActionRecord, GameRecord, PlayerRecord, Reason
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
@@ -41,11 +42,19 @@ _SEATS = (
     .order_by(PlayerRecord.seat)
 )
 _ACTIONS = (
-    select(ActionRecord.kind, ActionRecord.payload)
+    select(ActionRecord.kind, ActionRecord.payload, ActionRecord.reason)
     .where(ActionRecord.game_id == bindparam("game_id"))
     .order_by(ActionRecord.number)
 )
-_ADVANCING = ("version", "status", "updated_at", "started_at", "turn_started_at", "finished_at")
+_ADVANCING = (
+    "version",
+    "status",
+    "updated_at",
+    "started_at",
+    "turn_started_at",
+    "finished_at",
+    "due_at",
+)
 """The columns of a game's row that a move (or the start) may change."""
 _ADVANCE = (
     update(GameRecord)
@@ -53,7 +62,7 @@ _ADVANCE = (
     .values({column: bindparam(column) for column in _ADVANCING})
 )
 _LOG = insert(ActionRecord)
-_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer")
+_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer", "reason")
 _FINAL_TOTAL = (
     update(PlayerRecord)
     .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
@@ -93,6 +102,8 @@ class Snapshot:
     state: Game
     logged: int
     """How many actions its log holds."""
+    activity: tuple[ScoreEntry, ...] = ()
+    """The newest boxes recorded, oldest first: what the "what just happened" log tells."""
 
     @property
     def version(self) -> int:
@@ -118,12 +129,10 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
         SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
     )
     record = GameRow(**game, players=seats)
-    actions = [
-        stored_action(kind, payload)
-        for kind, payload in connection.execute(_ACTIONS, {"game_id": game_id})
-    ]
-    state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(record, state, len(actions))
+    state, logged, activity = replay_activity(
+        record.status, len(record.players), connection.execute(_ACTIONS, {"game_id": game_id})
+    )
+    return Snapshot(record, state, logged, activity)
 
 
 def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapshot:
@@ -134,10 +143,37 @@ def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapsho
     return Snapshot(record, state, 0)
 
 
-def snapshot_of(record: GameRecord, state: Game, logged: int | None = None) -> Snapshot:
-    """The snapshot of an ORM record loaded with its seats, its state and the length of its
-    log (``len(record.actions)`` unless given)."""
-    return Snapshot(GameRow.of(record), state, len(record.actions) if logged is None else logged)
+def snapshot_of(record: GameRecord) -> Snapshot:
+    """The snapshot of an ORM record loaded with its seats and its action log."""
+    state, logged, activity = replay_activity(
+        record.status,
+        len(record.players),
+        ((row.kind, row.payload, row.reason) for row in record.actions),
+    )
+    return Snapshot(GameRow.of(record), state, logged, activity)
+
+
+def due_games(connection: Connection) -> list[tuple[str, datetime]]:
+    """Every game where the server has something to do, soonest first, with when."""
+    rows = connection.execute(
+        select(GameRecord.id, GameRecord.due_at)
+        .where(GameRecord.due_at.is_not(None))
+        .order_by(GameRecord.due_at)
+    )
+    return [(game_id, due_at) for game_id, due_at in rows if due_at is not None]
+
+
+def claim_due(connection: Connection, game_id: str) -> bool:
+    """Hold the game's row for the rest of the transaction, unless another holds it.
+
+    ``FOR UPDATE SKIP LOCKED`` lets several workers share the due games on a database that has
+    it (a game another worker is playing is skipped, not waited for); SQLite compiles it away,
+    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already.
+    """
+    claimed = connection.execute(
+        select(GameRecord.id).where(GameRecord.id == game_id).with_for_update(skip_locked=True)
+    ).first()
+    return claimed is not None
 
 
 def write_actions(
@@ -148,7 +184,7 @@ def write_actions(
     state: Game,
     changes: Mapping[str, Any],
     *,
-    by_computer: bool,
+    reason: Reason | None,
     final_totals: Mapping[int, int] | None = None,
 ) -> Snapshot:
     """Log ``actions`` (by ``seat``; none when the game starts) after the snapshot's log and
@@ -169,7 +205,8 @@ def write_actions(
                 "seat": seat,
                 "kind": kind.value,
                 "payload": payload,
-                "by_computer": by_computer,
+                "by_computer": reason is not None,
+                "reason": None if reason is None else reason.value,
             }
         )
     values = {column: changes.get(column, getattr(record, column)) for column in _ADVANCING}
@@ -196,7 +233,12 @@ def write_actions(
         replace(player, final_total=totals[player.seat]) if player.seat in totals else player
         for player in record.players
     )
-    return Snapshot(replace(record, **changes, players=seats), state, snapshot.logged + len(rows))
+    activity = newer_activity(
+        snapshot.activity, snapshot.state, snapshot.logged + 1, actions, reason
+    )
+    return Snapshot(
+        replace(record, **changes, players=seats), state, snapshot.logged + len(rows), activity
+    )
 
 
 class Snapshots:

@@ -9,10 +9,11 @@ from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
+from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
-from app.service.runner import ComputerRunner
+from app.service.runner import Scheduler
 from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
@@ -34,10 +35,15 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ScriptedDice.parse(settings.dice_script) if settings.dice_script else SecureDice()
     )
     strategy = StrategyProvider(settings.resolved_strategy_table)
-    service = GameService(database, dice, strategy)
+    deadlines = Deadlines(
+        auto_confirm=settings.auto_confirm_seconds,
+        grace=settings.auto_confirm_grace_seconds,
+        pace=settings.computer_pace_seconds,
+    )
+    service = GameService(database, dice, strategy, deadlines)
     broker = Broker()
     service.listeners.append(broker.publish)
-    runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
+    runner = Scheduler(service)
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
@@ -59,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.service = service
+    app.state.scheduler = runner
     app.state.broker = broker
     app.state.live_views = LiveViews(service)
     app.state.templates = create_templates()

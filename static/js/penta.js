@@ -40,11 +40,22 @@
     }
   }
 
+  // The server sends the deadline it set (epoch ms), so a reload does not restart the count;
+  // the full duration bounds it, in case this device's clock is off from the server's.
+  function deadlineOf(shown) {
+    var duration = parseFloat(shown.dataset.countdown) * 1000;
+    var left = parseInt(shown.dataset.deadline, 10) - Date.now();
+    if (isNaN(left)) {
+      left = duration;
+    }
+    return Date.now() + Math.min(Math.max(left, 0), duration);
+  }
+
   function startCountdown(shown) {
     var key = shown.dataset.countdownKey || "";
     if (key !== countdown.key) {
       countdown.key = key;
-      countdown.deadline = Date.now() + parseFloat(shown.dataset.countdown) * 1000;
+      countdown.deadline = deadlineOf(shown);
     }
     if (boxSelected()) {
       stopCountdown();

@@ -116,6 +116,7 @@ def test_a_person_out_of_time_gets_the_computer_for_that_turn(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.turn_started_at = datetime.now(UTC) - timedelta(seconds=31)
+        record.due_at = record.turn_started_at + timedelta(seconds=30)
         record.version += 1  # every change bumps the version: the service's snapshots rely on it
     for _ in range(6):
         if client.get(f"/api/v1/games/{game_id}").json()["turn"] != 0:
