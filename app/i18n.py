@@ -156,6 +156,8 @@ ERROR_MESSAGES: tuple[str, ...] = (
     N_("the game has moved on since you saw it: here it is now"),
     N_("a rematch follows a finished game"),
     N_("time ran out: the computer recorded your roll"),
+    N_("nobody has offered a rematch"),
+    N_("you are in the rematch already"),
     N_("the review comes once the game is over"),
     N_("roll before choosing a box"),
     N_("advice is for the player to move"),

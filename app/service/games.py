@@ -126,14 +126,14 @@ class GameService(Lobby):
         with self.database.read_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
         if not _is_due(snapshot):
-            return snapshot.record.due_at and as_utc(snapshot.record.due_at)
+            return _pending(snapshot)
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
             if not _is_due(snapshot) or state.seat is None:
-                return record.due_at and as_utc(record.due_at)
+                return _pending(snapshot)
             if not claim_due(connection, game_id):
-                return record.due_at and as_utc(record.due_at)
+                return _pending(snapshot)
             computer = record.players[state.seat].computer
             timer_ran_out = _timer_ran_out(record)
             if is_choosing(state) and not computer:
@@ -338,6 +338,13 @@ def _server_just_recorded(snapshot: Snapshot, seat: int) -> bool:
         and newest.seat == seat
         and newest.reason in (Reason.DEADLINE, Reason.TURN_TIMER, Reason.STAND_IN)
     )
+
+
+def _pending(snapshot: Snapshot) -> datetime | None:
+    """When the server must act in a game where nothing is due now: its ``due_at`` if that
+    is still ahead, else None (a moment already past that is not due is not pending)."""
+    due = snapshot.record.due_at
+    return as_utc(due) if due is not None and as_utc(due) > now() else None
 
 
 def _timer_ran_out(record: GameRow) -> bool:

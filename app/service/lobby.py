@@ -21,6 +21,7 @@ from app.service.records import (
     require_waiting,
     seat_of,
 )
+from app.service.rematch import Rematches
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.models import GameRecord, GameStatus, PlayerRecord
@@ -39,6 +40,7 @@ class Lobby:
         self.deadlines = deadlines
         self.listeners: list[ChangeListener] = []
         self.snapshots = Snapshots()
+        self.rematches = Rematches(self)
 
     def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
         """A waiting game with ``name`` as host in seat 0, and the host's secret."""
@@ -134,39 +136,20 @@ class Lobby:
             snapshot = write_actions(connection, snapshot, 0, [], state, changes, reason=None)
         return self._committed(snapshot)
 
-    def rematch(self, game_id: str, secret: str | None) -> str:
-        """A new game with the same players, started at once; its id. Any seat may ask, once:
-        later requests get the same rematch."""
-        with self.database.writing() as session:
-            record = load_game(session, game_id)
-            if seat_of(record, secret) is None:
+    def move_seat(self, game_id: str, secret: str | None) -> tuple[GameView, str]:
+        """Move the seat that ``secret`` holds to another device: a new secret for it, the old
+        one retired (its browser then watches, and is told why). 403 for no seat."""
+        fresh = new_secret()
+
+        def rotate(record: GameRecord) -> None:
+            seat = seat_of(record, secret)
+            if seat is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if record.status != GameStatus.FINISHED:
-                raise ConflictError("not_finished", "a rematch follows a finished game")
-            if record.rematch_id is not None:
-                return record.rematch_id
-            rematch = GameRecord(
-                id=secrets.token_urlsafe(8),
-                status=GameStatus.PLAYING.value,
-                turn_seconds=record.turn_seconds,
-            )
-            rematch.started_at = rematch.turn_started_at = now()
-            for player in record.players:
-                rematch.players.append(
-                    PlayerRecord(
-                        seat=player.seat,
-                        name=player.name,
-                        computer=player.computer,
-                        secret_hash=player.secret_hash,
-                    )
-                )
-            session.add(rematch)
-            record.rematch_id = rematch.id
-            record.version += 1
-            session.flush()
-            snapshot = snapshot_of(record)
-        self._committed(snapshot)
-        return rematch.id
+            player = record.players[seat]
+            player.moved_hash = player.secret_hash
+            player.secret_hash = hash_secret(fresh)
+
+        return self._change_records(game_id, rotate), fresh
 
     def _change_records(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
         """Apply ``change`` to the game's ORM records and bump its version, in one write."""

@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hmac
+from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
 from app.service.records import as_utc, seconds_left
 from app.store.log import ScoreEntry
-from app.store.models import GameStatus
+from app.store.models import GameStatus, RematchAnswer
 from app.store.rows import GameRow
 
 
@@ -23,6 +24,8 @@ class PlayerView:
     sheet: Scoresheet
     used_hints: bool
     hints: bool = False
+    rematch: str | None = None
+    """This player's part in the rematch offered after the game (a ``RematchAnswer``)."""
 
 
 @dataclass(frozen=True)
@@ -45,6 +48,10 @@ class GameView:
     auto_deadline: datetime | None = None
     """After the third roll: when the rule's time to choose a box runs out (the server
     records the computer's box a short grace later)."""
+    seat_hashes: tuple[str | None, ...] = field(default=(), repr=False)
+    """Each seat's secret hash: a live stream finds its browser's seat in memory."""
+    moved_hashes: tuple[str | None, ...] = field(default=(), repr=False)
+    """Each seat's previous secret hash, once it moved to another device."""
 
     @classmethod
     def of(
@@ -77,6 +84,7 @@ class GameView:
                     sheets[player.seat] if sheets else Scoresheet(),
                     player.used_hints,
                     player.hints,
+                    player.rematch,
                 )
                 for player in record.players
             ),
@@ -84,7 +92,17 @@ class GameView:
             activity=activity,
             logged=logged,
             auto_deadline=as_utc(auto_deadline) if auto_deadline else None,
+            seat_hashes=tuple(player.secret_hash for player in record.players),
+            moved_hashes=tuple(player.moved_hash for player in record.players),
         )
+
+    def seat_of_hash(self, hashed: str | None) -> int | None:
+        """The seat whose secret has the hash ``hashed``, if any."""
+        return _find(self.seat_hashes, hashed)
+
+    def has_moved_from(self, hashed: str | None) -> bool:
+        """Whether a seat once held by the secret hashed ``hashed`` has moved elsewhere."""
+        return _find(self.moved_hashes, hashed) is not None
 
     @property
     def is_playing(self) -> bool:
@@ -175,6 +193,11 @@ class GameView:
         return None
 
     @property
+    def rematch_offerer(self) -> PlayerView | None:
+        """The player who offered the rematch, once one is offered."""
+        return next((p for p in self.players if p.rematch == RematchAnswer.OFFERED), None)
+
+    @property
     def winners(self) -> tuple[int, ...]:
         outcome = self.state.outcome() if self.is_finished else None
         return outcome.winners if outcome else ()
@@ -186,3 +209,12 @@ class GameView:
     def standings(self) -> list[PlayerView]:
         """Players by total, highest first, then by seat."""
         return sorted(self.players, key=lambda player: (-player.sheet.total, player.seat))
+
+
+def _find(hashes: tuple[str | None, ...], hashed: str | None) -> int | None:
+    if not hashed:
+        return None
+    for seat, candidate in enumerate(hashes):
+        if candidate and hmac.compare_digest(candidate, hashed):
+            return seat
+    return None

@@ -70,6 +70,8 @@ def newer_activity(
 ) -> tuple[ScoreEntry, ...]:
     """``activity`` with the boxes that ``actions`` (numbered from ``first_number``, applied
     to ``state``) record, kept to the newest :data:`ACTIVITY_SIZE`."""
+    if not any(isinstance(action, Score) for action in actions):
+        return tuple(activity)  # most moves (rolls, holds) record no box
     entries = list(activity)
     for number, action in enumerate(actions, start=first_number):
         after = state.apply(action)

@@ -19,6 +19,7 @@ from fastapi.responses import StreamingResponse
 from app import i18n
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.records import hash_secret
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.pages import hints_for
@@ -147,13 +148,17 @@ async def page_events(
     """
     await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
     secret = request.cookies.get(seat_cookie(game_id))
-    seat = await to_thread.run_sync(service.seat_of, game_id, secret)
+    # The seat is found in each version's view: it may move to another device mid-stream.
+    hashed = hash_secret(secret) if secret else None
     language = request.state.language
     templates = request.app.state.templates
     live: LiveViews = request.app.state.live_views
     auto_seconds = request.app.state.settings.auto_confirm_seconds
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
+        seat = view.seat_of_hash(hashed)
+        moved = seat is None and view.has_moved_from(hashed)
+
         def make() -> str:
             with i18n.language(language) as current:
                 name = "fragments/lobby.html" if page == "lobby" else "fragments/board.html"
@@ -162,6 +167,7 @@ async def page_events(
                     name,
                     game=view,
                     me=seat,
+                    moved=moved,
                     lang=current,
                     live=True,
                     oob=True,
@@ -173,7 +179,8 @@ async def page_events(
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
-        yield await live.rendering(view, f"{page}:{language}", seat, make)
+        kind = f"{page}:{language}:moved" if moved else f"{page}:{language}"
+        yield await live.rendering(view, kind, seat, make)
 
     return _event_stream(
         _stream(request, game_id, _start_version(last_event_id, version), render_event)

@@ -14,6 +14,7 @@ from app import i18n
 from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.games import Expect, GameService
+from app.service.records import hash_secret
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.limits import CreateLimit
@@ -31,6 +32,11 @@ def hints_for(service: GameService, view: GameView, me: int | None) -> Advice | 
     if me is None or view.turn != me or not view.players[me].hints:
         return None
     return advise(service.strategy.current(), view.state)
+
+
+def seat_moved(view: GameView, me: int | None, secret: str | None) -> bool:
+    """Whether this browser's seat has moved to another device (it now watches)."""
+    return me is None and view.has_moved_from(hash_secret(secret) if secret else None)
 
 
 def page_context(request: Request, **context: Any) -> dict[str, Any]:
@@ -90,6 +96,7 @@ class Board:
             self.request,
             game=view,
             me=me,
+            moved=seat_moved(view, me, self.secret),
             hints=hints_for(self.service, view, me),
             error=_translated(error) if error else None,
         )
@@ -151,7 +158,12 @@ def game_page(
     resume_url = f"{request.base_url}games/{game_id}/resume/{secret}" if me is not None else None
     template = "lobby.html" if view.is_waiting else "game.html"
     context = page_context(
-        request, game=view, me=me, resume_url=resume_url, hints=hints_for(service, view, me)
+        request,
+        game=view,
+        me=me,
+        moved=seat_moved(view, me, secret),
+        resume_url=resume_url,
+        hints=hints_for(service, view, me),
     )
     return templates.TemplateResponse(request, template, context)
 

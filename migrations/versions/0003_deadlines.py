@@ -20,6 +20,9 @@ def upgrade() -> None:
     with op.batch_alter_table("games") as games:
         games.add_column(sa.Column("due_at", sa.DateTime(timezone=True), nullable=True))
         games.create_index("ix_games_due_at", ["due_at"])
+    # Games in play before this revision: the scheduler looks at each once, which plays what
+    # is due (a computer seat, a timed-out turn) and stores the next moment from then on.
+    op.execute(sa.text("UPDATE games SET due_at = CURRENT_TIMESTAMP WHERE status = 'playing'"))
     with op.batch_alter_table("actions") as actions:
         actions.add_column(sa.Column("reason", sa.String(length=16), nullable=True))
     with op.batch_alter_table("players") as players:
