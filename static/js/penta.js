@@ -27,14 +27,18 @@
       return;
     }
     var left = Math.max(0, countdown.deadline - Date.now());
-    var seconds = shown.querySelector(".countdown-seconds");
-    if (seconds) {
+    shown.querySelectorAll(".countdown-seconds").forEach(function (seconds) {
       seconds.textContent = String(Math.ceil(left / 1000));
-    }
+    });
+    showChoice(shown);
     if (left === 0) {
       stopCountdown();
       var form = shown.dataset.autoForm && document.getElementById(shown.dataset.autoForm);
-      if (form && !boxSelected()) {
+      if (!form) {
+        return;  // someone else's turn: the countdown is shown, not acted on
+      }
+      // The player's selected box is theirs at the deadline; nothing selected, the computer's.
+      if (!(boxSelected() && press('#scoresheet [data-key="Enter"]'))) {
         htmx.trigger(form, "penta:auto");
       }
     }
@@ -51,15 +55,22 @@
     return Date.now() + Math.min(Math.max(left, 0), duration);
   }
 
+  // The countdown's sentence: which of its two (server-rendered) lines is true now.
+  function showChoice(shown) {
+    var chosen = boxSelected();
+    var none = shown.querySelector(".countdown-none");
+    var selected = shown.querySelector(".countdown-chosen");
+    if (none && selected) {
+      none.hidden = chosen;
+      selected.hidden = !chosen;
+    }
+  }
+
   function startCountdown(shown) {
     var key = shown.dataset.countdownKey || "";
     if (key !== countdown.key) {
       countdown.key = key;
       countdown.deadline = deadlineOf(shown);
-    }
-    if (boxSelected()) {
-      stopCountdown();
-      return;
     }
     if (countdown.timer === null) {
       countdown.timer = setInterval(tick, 100);
@@ -144,7 +155,10 @@
   document.addEventListener("change", function (event) {
     var target = event.target;
     if (target.matches('#scoresheet input[name="box"]')) {
-      stopCountdown();
+      var shown = document.querySelector("[data-countdown]");
+      if (shown) {
+        showChoice(shown);
+      }
     } else if (target.matches("[data-autosubmit]")) {
       target.form.requestSubmit();
     }
