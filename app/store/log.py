@@ -67,17 +67,19 @@ def newer_activity(
     first_number: int,
     actions: Sequence[Action],
     reason: Reason | None,
+    after: Game,
 ) -> tuple[ScoreEntry, ...]:
-    """``activity`` with the boxes that ``actions`` (numbered from ``first_number``, applied
-    to ``state``) record, kept to the newest :data:`ACTIVITY_SIZE`."""
+    """``activity`` with the boxes that ``actions`` (numbered from ``first_number``) record,
+    applied to ``state`` they give ``after``; kept to the newest :data:`ACTIVITY_SIZE`."""
     if not any(isinstance(action, Score) for action in actions):
         return tuple(activity)  # most moves (rolls, holds) record no box
     entries = list(activity)
     for number, action in enumerate(actions, start=first_number):
-        after = state.apply(action)
+        # A score is a move of its own: its state after is known, no need to apply it again.
+        following = after if len(actions) == 1 else state.apply(action)
         if isinstance(action, Score):
-            entries.append(score_entry(number, state, after, action.box, reason))
-        state = after
+            entries.append(score_entry(number, state, following, action.box, reason))
+        state = following
     return tuple(entries[-ACTIVITY_SIZE:])
 
 

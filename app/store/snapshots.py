@@ -234,7 +234,7 @@ def write_actions(
         for player in record.players
     )
     activity = newer_activity(
-        snapshot.activity, snapshot.state, snapshot.logged + 1, actions, reason
+        snapshot.activity, snapshot.state, snapshot.logged + 1, actions, reason, state
     )
     return Snapshot(
         replace(record, **changes, players=seats), state, snapshot.logged + len(rows), activity
