@@ -13,7 +13,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 
 from app.rules import Scoresheet
 from app.service.games import GameService
+from app.store.models import GameRecord
 from tests.live_server import Server
 from tests.web.helpers import act, auth, started_game
 
@@ -191,3 +192,39 @@ def test_a_deadline_pending_at_a_crash_is_played_once_after_the_restart(
             "SELECT reason FROM actions WHERE game_id = ? AND kind = 'score'", (game_id,)
         ).fetchall()
     assert scores == [("deadline",)]
+
+
+def test_the_same_scheduler_finishes_the_turn_of_a_player_whose_timer_ran_out(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(computer_pace_seconds=0.05, auto_confirm_seconds=30)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    created = client.post("/api/v1/games", json={"name": "Ann", "turn_seconds": 30}).json()
+    game_id, ann = created["game"]["id"], created["token"]
+    act(client, game_id, "", "players", {"name": "Bob"}, status=201)
+    act(client, game_id, ann, "start")
+    act(client, game_id, ann, "roll", {"hold": []})
+    with service.database.writing() as session:  # thirty seconds later, as stored
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.turn_started_at = datetime.now(UTC) - timedelta(seconds=31)
+        record.due_at = datetime.now(UTC) - timedelta(seconds=1)
+        record.version += 1
+    turn_passed = threading.Event()
+    service.listeners.append(
+        lambda changed, _version: (
+            changed == game_id and service.get(game_id).turn == 1 and turn_passed.set()
+        )
+    )
+    service.get(game_id)  # the process learns of the change, as after a restart
+    client.app.state.scheduler.notify(game_id, 0)  # type: ignore[attr-defined]
+    assert turn_passed.wait(WAIT), "the scheduler did not play the timed-out turn"
+    with sqlite3.connect(client.app.state.settings.data_dir / "penta.db") as db:  # type: ignore[attr-defined]
+        reasons = db.execute(
+            "SELECT kind, reason FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
+        ).fetchall()
+    assert reasons[0] == ("roll", None)
+    assert reasons[-1] == ("score", "turn_timer")
+    assert {reason for _kind, reason in reasons[1:]} == {"turn_timer"}
+    line = "Out of time: the computer scored"
+    assert line in client.get(f"/games/{game_id}").text
