@@ -12,7 +12,10 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.rules import Game
-from app.store.models import Reason
+from app.service.records import as_utc, now, seconds_left
+from app.store.models import GameStatus, Reason
+from app.store.rows import GameRow
+from app.store.snapshots import Snapshot
 
 
 @dataclass(frozen=True)
@@ -75,3 +78,28 @@ def reason_for(state: Game, *, computer_to_move: bool, timer_ran_out: bool) -> R
     if timer_ran_out:
         return Reason.TURN_TIMER
     return Reason.DEADLINE
+
+
+def is_due(snapshot: Snapshot) -> bool:
+    """Whether the server has to act in the game now. A computer seat, or a person whose turn
+    timer ran out, is played whenever asked (the scheduler keeps the pace, from ``due_at``);
+    a person who has rolled three times, once the auto-confirm deadline is past."""
+    record, state = snapshot.record, snapshot.state
+    if record.status != GameStatus.PLAYING or state.seat is None:
+        return False
+    if record.players[state.seat].computer or timer_ran_out(record):
+        return True
+    return record.due_at is not None and as_utc(record.due_at) <= now()
+
+
+def pending(snapshot: Snapshot) -> datetime | None:
+    """When the server must act in a game where nothing is due now: its ``due_at`` if that
+    is still ahead, else None (a moment already past that is not due is not pending)."""
+    due = snapshot.record.due_at
+    return as_utc(due) if due is not None and as_utc(due) > now() else None
+
+
+def timer_ran_out(record: GameRow) -> bool:
+    """Whether the game's turn timer has run out for the player to move."""
+    left = seconds_left(record)
+    return left is not None and left <= 0

@@ -20,11 +20,19 @@ from app.rules import (
 )
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
-from app.service.deadlines import DEFAULT_DEADLINES, Deadlines, is_choosing, reason_for
+from app.service.deadlines import (
+    DEFAULT_DEADLINES,
+    Deadlines,
+    is_choosing,
+    is_due,
+    pending,
+    reason_for,
+    timer_ran_out,
+)
 from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.lobby import Lobby
-from app.service.records import as_utc, now, seat_of, seconds_left
+from app.service.records import as_utc, now, seat_of
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.models import GameRecord, GameStatus, Reason
@@ -125,22 +133,22 @@ class GameService(Lobby):
         # Most looks find nothing due (a person acted in time): no write lock for those.
         with self.database.read_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
-        if not _is_due(snapshot):
-            return _pending(snapshot)
+        if not is_due(snapshot):
+            return pending(snapshot)
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
-            if not _is_due(snapshot) or state.seat is None:
-                return _pending(snapshot)
+            if not is_due(snapshot) or state.seat is None:
+                return pending(snapshot)
             if not claim_due(connection, game_id):
-                return _pending(snapshot)
+                return pending(snapshot)
             computer = record.players[state.seat].computer
-            timer_ran_out = _timer_ran_out(record)
+            ran_out = timer_ran_out(record)
             if is_choosing(state) and not computer:
                 action: Action = Score(self._best_box(state))
             else:
                 action = next_action(state, self.strategy.current(), self.dice)
-            reason = reason_for(state, computer_to_move=computer, timer_ran_out=timer_ran_out)
+            reason = reason_for(state, computer_to_move=computer, timer_ran_out=ran_out)
             snapshot = self._record(connection, snapshot, state.seat, [action], reason=reason)
         self._committed(snapshot)
         return snapshot.record.due_at
@@ -316,18 +324,6 @@ class GameService(Lobby):
             ) from None
 
 
-def _is_due(snapshot: Snapshot) -> bool:
-    """Whether the server has to act in the game now. A computer seat, or a person whose turn
-    timer ran out, is played whenever asked (the scheduler keeps the pace, from ``due_at``);
-    a person who has rolled three times, once the auto-confirm deadline is past."""
-    record, state = snapshot.record, snapshot.state
-    if record.status != GameStatus.PLAYING or state.seat is None:
-        return False
-    if record.players[state.seat].computer or _timer_ran_out(record):
-        return True
-    return record.due_at is not None and as_utc(record.due_at) <= now()
-
-
 def _server_just_recorded(snapshot: Snapshot, seat: int) -> bool:
     """Whether the newest action is the server recording ``seat``'s roll in its place: a
     choice arriving now came too late, and says so rather than "not your turn"."""
@@ -338,18 +334,6 @@ def _server_just_recorded(snapshot: Snapshot, seat: int) -> bool:
         and newest.seat == seat
         and newest.reason in (Reason.DEADLINE, Reason.TURN_TIMER, Reason.STAND_IN)
     )
-
-
-def _pending(snapshot: Snapshot) -> datetime | None:
-    """When the server must act in a game where nothing is due now: its ``due_at`` if that
-    is still ahead, else None (a moment already past that is not due is not pending)."""
-    due = snapshot.record.due_at
-    return as_utc(due) if due is not None and as_utc(due) > now() else None
-
-
-def _timer_ran_out(record: GameRow) -> bool:
-    left = seconds_left(record)
-    return left is not None and left <= 0
 
 
 def _check(expect: Expect, record: GameRow, state: Game) -> None:
