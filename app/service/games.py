@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import Connection, text
 
@@ -225,7 +226,7 @@ class GameService(Lobby):
     ) -> GameView:
         """Record the dice in ``box``."""
         action = _score(box)
-        return self._play(game_id, secret, expect, lambda _state: [action], refuse_late=True)
+        return self._play(game_id, secret, expect, lambda _state: [action], late="refuse")
 
     def auto(self, game_id: str, secret: str | None, *, expect: Expect = Expect()) -> GameView:
         """After the third roll, record the dice in the box the computer would choose."""
@@ -235,7 +236,8 @@ class GameService(Lobby):
                 raise ConflictError("illegal", "the computer chooses only after the third roll")
             return [Score(self._best_box(state))]
 
-        return self._play(game_id, secret, expect, actions, reason=Reason.DEADLINE)
+        # Asked once the server has done just that at the deadline: done, not refused.
+        return self._play(game_id, secret, expect, actions, reason=Reason.DEADLINE, late="done")
 
     def _best_box(self, state: Game) -> Box:
         assert state.sheet is not None
@@ -251,8 +253,11 @@ class GameService(Lobby):
         *,
         reason: Reason | None = None,
         seat: int | None = None,
-        refuse_late: bool = False,
+        late: Literal["refuse", "done"] | None = None,
     ) -> GameView:
+        """Apply ``plan``'s actions for the acting seat. ``late`` says what a request arriving
+        just after the server recorded that seat's roll gets: 409 ``too_late``, or the game
+        as it is (for a request asking for what the server did)."""
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
@@ -263,7 +268,9 @@ class GameService(Lobby):
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if refuse_late and _server_just_recorded(snapshot, acting):
+            if late is not None and _server_just_recorded(snapshot, acting):
+                if late == "done" and expect.turn in (None, state.scored_turns - 1):
+                    return self._view(snapshot)
                 raise ConflictError("too_late", "time ran out: the computer recorded your roll")
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")

@@ -228,3 +228,38 @@ def test_the_same_scheduler_finishes_the_turn_of_a_player_whose_timer_ran_out(
     assert {reason for _kind, reason in reasons[1:]} == {"turn_timer"}
     line = "Out of time: the computer scored"
     assert line in client.get(f"/games/{game_id}").text
+
+
+def test_a_late_auto_confirm_finds_it_done_and_changes_nothing(
+    make_client: Callable[..., TestClient],
+) -> None:
+    """A page whose countdown fired just after the server recorded the box asked for what
+    the server did: it gets the game as it is, not an error (a choice of its own gets 409)."""
+    client = make_client(**QUICK)
+    page = client.post(
+        "/games", data={"name": "Ann", "csrf_token": csrf(client)}, follow_redirects=False
+    )
+    game_id = page.headers["location"].rsplit("/", 1)[1]
+    for roll in range(3):
+        client.post(
+            f"/games/{game_id}/roll", data={"csrf_token": csrf(client), "turn": 0, "roll": roll}
+        )
+    assert changes_of(client).wait(WAIT), "the server did not act after the deadline"
+    before = client.get(f"/api/v1/games/{game_id}").json()
+    headers = {"HX-Request": "true"}
+    late = client.post(
+        f"/games/{game_id}/auto",
+        data={"csrf_token": csrf(client), "turn": 0, "roll": 3},
+        headers=headers,
+    )
+    assert late.status_code == 200
+    assert "Time's up: the computer scored" in late.text
+    assert client.get(f"/api/v1/games/{game_id}").json() == before
+    chosen = client.post(
+        f"/games/{game_id}/score",
+        data={"csrf_token": csrf(client), "turn": 0, "roll": 3, "box": "chance"},
+        headers=headers,
+    )
+    assert chosen.status_code == 409
+    assert 'data-error-code="too_late"' in chosen.text
+    assert client.get(f"/api/v1/games/{game_id}").json() == before
