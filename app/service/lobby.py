@@ -182,6 +182,6 @@ class Lobby:
             snapshot.record,
             snapshot.state,
             activity=snapshot.activity,
-            logged=snapshot.logged,
+            scored_now=snapshot.scored,
             auto_deadline=self.deadlines.auto_deadline(snapshot.record.due_at),
         )

@@ -43,8 +43,8 @@ class GameView:
     state: Game
     activity: tuple[ScoreEntry, ...] = ()
     """The newest boxes recorded, oldest first."""
-    logged: int = 0
-    """How many actions the game's log holds: the newest has this number."""
+    scored_now: bool = False
+    """Whether the change that made this version recorded the newest box of ``activity``."""
     auto_deadline: datetime | None = None
     """After the third roll: when the rule's time to choose a box runs out (the server
     records the computer's box a short grace later)."""
@@ -60,7 +60,7 @@ class GameView:
         state: Game,
         *,
         activity: tuple[ScoreEntry, ...] = (),
-        logged: int = 0,
+        scored_now: bool = False,
         auto_deadline: datetime | None = None,
     ) -> GameView:
         """The view of ``record`` whose replayed state is ``state``."""
@@ -90,7 +90,7 @@ class GameView:
             ),
             state=state,
             activity=activity,
-            logged=logged,
+            scored_now=scored_now,
             auto_deadline=as_utc(auto_deadline) if auto_deadline else None,
             seat_hashes=tuple(player.secret_hash for player in record.players),
             moved_hashes=tuple(player.moved_hash for player in record.players),
@@ -187,10 +187,9 @@ class GameView:
 
     @property
     def fresh_score(self) -> ScoreEntry | None:
-        """The box recorded by the newest action, if the newest action recorded one."""
-        if self.activity and self.activity[-1].number == self.logged:
-            return self.activity[-1]
-        return None
+        """The box this version's change recorded, if it recorded one: highlighted and
+        announced once, not again by the versions that follow (a hints toggle, a rematch)."""
+        return self.activity[-1] if self.scored_now and self.activity else None
 
     @property
     def rematch_offerer(self) -> PlayerView | None:

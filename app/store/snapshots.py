@@ -104,6 +104,9 @@ class Snapshot:
     """How many actions its log holds."""
     activity: tuple[ScoreEntry, ...] = ()
     """The newest boxes recorded, oldest first: what the "what just happened" log tells."""
+    scored: bool = False
+    """Whether the change that made this version recorded a box (the newest of ``activity``);
+    False for a snapshot read back from the database, which does not tell."""
 
     @property
     def version(self) -> int:
@@ -237,7 +240,11 @@ def write_actions(
         snapshot.activity, snapshot.state, snapshot.logged + 1, actions, reason, state
     )
     return Snapshot(
-        replace(record, **changes, players=seats), state, snapshot.logged + len(rows), activity
+        replace(record, **changes, players=seats),
+        state,
+        snapshot.logged + len(rows),
+        activity,
+        scored=state.scored_turns != snapshot.state.scored_turns,
     )
 
 
