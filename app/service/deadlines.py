@@ -103,3 +103,15 @@ def timer_ran_out(record: GameRow) -> bool:
     """Whether the game's turn timer has run out for the player to move."""
     left = seconds_left(record)
     return left is not None and left <= 0
+
+
+def server_just_recorded(snapshot: Snapshot, seat: int) -> bool:
+    """Whether the newest action is the server recording ``seat``'s roll in its place: a
+    choice arriving now came too late, and says so rather than "not your turn"."""
+    newest = snapshot.activity[-1] if snapshot.activity else None
+    return (
+        newest is not None
+        and newest.number == snapshot.logged
+        and newest.seat == seat
+        and newest.reason in (Reason.DEADLINE, Reason.TURN_TIMER, Reason.STAND_IN)
+    )

@@ -28,6 +28,7 @@ from app.service.deadlines import (
     is_due,
     pending,
     reason_for,
+    server_just_recorded,
     timer_ran_out,
 )
 from app.service.dice import DiceSource, roll
@@ -268,7 +269,7 @@ class GameService(Lobby):
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if late is not None and _server_just_recorded(snapshot, acting):
+            if late is not None and server_just_recorded(snapshot, acting):
                 if late == "done" and expect.turn in (None, state.scored_turns - 1):
                     return self._view(snapshot)
                 raise ConflictError("too_late", "time ran out: the computer recorded your roll")
@@ -329,18 +330,6 @@ class GameService(Lobby):
             raise ConflictError(
                 "stale", "the game has moved on since you saw it: here it is now"
             ) from None
-
-
-def _server_just_recorded(snapshot: Snapshot, seat: int) -> bool:
-    """Whether the newest action is the server recording ``seat``'s roll in its place: a
-    choice arriving now came too late, and says so rather than "not your turn"."""
-    newest = snapshot.activity[-1] if snapshot.activity else None
-    return (
-        newest is not None
-        and newest.number == snapshot.logged
-        and newest.seat == seat
-        and newest.reason in (Reason.DEADLINE, Reason.TURN_TIMER, Reason.STAND_IN)
-    )
 
 
 def _check(expect: Expect, record: GameRow, state: Game) -> None:
