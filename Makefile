@@ -68,6 +68,7 @@ bench: $(VENV)/.dev
 	$(BIN)/python bench/strategy.py
 	$(BIN)/python bench/load.py
 	$(BIN)/python bench/live.py
+	$(BIN)/python bench/deadlines.py
 
 clean:
 	rm -rf $(VENV) .mypy_cache .ruff_cache .pytest_cache .hypothesis

@@ -60,6 +60,12 @@ class Settings(BaseSettings):
     auto_confirm_seconds: float = Field(
         default=3.0, gt=0, description="Seconds after the third roll before the computer's box"
     )
+    auto_confirm_grace_seconds: float = Field(
+        default=1.0,
+        ge=0,
+        description="Seconds past the auto-confirm deadline before the server records the "
+        "computer's box: a choice still on the network in that time wins",
+    )
 
     computer_pace_seconds: float = Field(
         default=1.0, ge=0, description="Seconds between a computer player's visible steps"

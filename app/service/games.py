@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from datetime import datetime
+from typing import Literal
 
 from sqlalchemy import Connection, select
 
@@ -19,16 +21,33 @@ from app.rules import (
 )
 from app.service.advice import Advice, advise
 from app.service.computers import next_action
+from app.service.deadlines import (
+    DEFAULT_DEADLINES,
+    Deadlines,
+    is_choosing,
+    is_due,
+    pending,
+    reason_for,
+    server_just_recorded,
+    timer_ran_out,
+)
 from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooManyError
 from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
 from app.service.lobby import Lobby
-from app.service.records import now, seat_of, seconds_left
+from app.service.records import as_utc, now, seat_of
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.models import GameRecord, GameStatus
+from app.store.models import GameRecord, GameStatus, Reason
 from app.store.rows import GameRow
-from app.store.snapshots import Snapshot, StaleWriteError, read_actions, write_actions
+from app.store.snapshots import (
+    Snapshot,
+    StaleWriteError,
+    claim_due,
+    due_games,
+    read_actions,
+    write_actions,
+)
 from app.strategy import StrategyProvider
 
 MAX_HOLDS_PER_TURN = 40
@@ -57,10 +76,11 @@ class GameService(Lobby):
         database: Database,
         dice: DiceSource,
         strategy: StrategyProvider,
+        deadlines: Deadlines = DEFAULT_DEADLINES,
         *,
         max_holds_per_turn: int = MAX_HOLDS_PER_TURN,
     ) -> None:
-        super().__init__(database, dice)
+        super().__init__(database, dice, deadlines)
         self.strategy = strategy
         self.max_holds_per_turn = max_holds_per_turn
         """Hold changes a person may log in one turn (0: no cap). A person needs a few;
@@ -72,7 +92,7 @@ class GameService(Lobby):
         """The game as it is now, or 404."""
         with self.database.read_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
-        return GameView.of(snapshot.record, snapshot.state)
+        return self._view(snapshot)
 
     def roll_log(self, game_id: str) -> tuple[GameView, list[LoggedRoll]]:
         """The game as it is now and every roll made in it, for anyone to verify; or 404."""
@@ -129,47 +149,64 @@ class GameService(Lobby):
 
         return self._change_records(game_id, toggle)
 
-    def play_for_computer(self, game_id: str) -> float | None:
-        """Take one step for a computer player, or for a person whose turn timer ran out.
+    def play_due(self, game_id: str) -> datetime | None:
+        """Take the one step the server owes the game if it is due: a computer seat's next
+        action, a step of the turn of a person whose timer ran out, or the computer's box
+        for a person who let the auto-confirm deadline pass.
 
-        Returns the seconds until the next step may be due (a computer's next step, or the
-        moment the current turn's timer runs out), or None when nothing is pending.
+        Returns when the server must next act in the game (None: nothing is pending).
         """
-        # Most games have nobody for the server to play for: find out without the write lock.
+        # Most looks find nothing due (a person acted in time): no write lock for those.
         with self.database.read_connection() as connection:
-            due_in = _step_due_in(self._snapshot(connection, game_id))
-        if due_in is None or due_in > 0:
-            return due_in
+            snapshot = self._snapshot(connection, game_id)
+        if not is_due(snapshot):
+            return pending(snapshot)
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
-            due_in = _step_due_in(snapshot)
-            if due_in is None or due_in > 0:
-                return due_in
-            state = snapshot.state
-            assert state.seat is not None
-            seeds = next_roll_seeds(snapshot)
-            action = next_action(
-                state,
-                self.strategy.current(),
-                lambda dice, held: roll(self.dice, dice, held, seeds),
+            record, state = snapshot.record, snapshot.state
+            if not is_due(snapshot) or state.seat is None:
+                return pending(snapshot)
+            if not claim_due(connection, game_id):
+                return pending(snapshot)
+            player = record.players[state.seat]
+            computer = _played_by_computer(record, state.seat)
+            ran_out = timer_ran_out(record)
+            if is_choosing(state) and not computer:
+                action: Action = Score(self._best_box(state))
+            else:
+                seeds = next_roll_seeds(snapshot)
+                action = next_action(
+                    state,
+                    self.strategy.current(),
+                    lambda dice, held: roll(self.dice, dice, held, seeds),
+                )
+            reason = (
+                Reason.STAND_IN
+                if player.stand_in
+                else reason_for(state, computer_to_move=computer, timer_ran_out=ran_out)
             )
-            snapshot = self._record(connection, snapshot, state.seat, [action], by_computer=True)
+            snapshot = self._record(connection, snapshot, state.seat, [action], reason=reason)
         self._committed(snapshot)
-        return _step_due_in(snapshot)
+        return snapshot.record.due_at
 
-    def may_need_the_server(self, game_id: str) -> bool:
-        """Whether the server may ever have to act in the game: it is being played and has a
-        computer seat, a seat the computer stands in for, or a turn timer. Answered from
-        memory, without the database (the kept snapshot is the newest committed here, and a
-        hand-over is a commit); True for a game not in memory."""
+    def play_for_computer(self, game_id: str) -> float | None:
+        """:meth:`play_due`, in seconds from now (negative or 0: due already)."""
+        due = self.play_due(game_id)
+        return None if due is None else (due - now()).total_seconds()
+
+    def due_at(self, game_id: str) -> datetime | None:
+        """When the server must next act in the game, as far as memory knows (a game not in
+        memory is looked at now)."""
         snapshot = self.snapshots.peek(game_id)
         if snapshot is None:
-            return True
-        record = snapshot.record
-        return record.status == GameStatus.PLAYING and (
-            record.turn_seconds is not None
-            or any(player.computer or player.stand_in for player in record.players)
-        )
+            return now()
+        due = snapshot.record.due_at
+        return None if due is None else as_utc(due)
+
+    def due_games(self) -> list[tuple[str, datetime]]:
+        """Every game where the server has something pending, and when (after a restart)."""
+        with self.database.read_connection() as connection:
+            return [(game_id, as_utc(due)) for game_id, due in due_games(connection)]
 
     def load_games(self, game_ids: Sequence[str]) -> None:
         """Load (and replay) the games into memory, ahead of their use on the event loop:
@@ -179,7 +216,7 @@ class GameService(Lobby):
                 self.snapshots.load(connection, game_id)
 
     def playing_games(self) -> list[str]:
-        """The ids of every game being played (for the runner after a restart)."""
+        """The ids of every game being played."""
         with self.database.reading() as session:
             return list(
                 session.scalars(
@@ -243,7 +280,7 @@ class GameService(Lobby):
     ) -> GameView:
         """Record the dice in ``box``."""
         action = _score(box)
-        return self._play(game_id, secret, expect, lambda _state: [action])
+        return self._play(game_id, secret, expect, lambda _state: [action], late="refuse")
 
     def auto(self, game_id: str, secret: str | None, *, expect: Expect = Expect()) -> GameView:
         """After the third roll, record the dice in the box the computer would choose."""
@@ -254,7 +291,8 @@ class GameService(Lobby):
                 raise ConflictError("illegal", "the computer chooses only after the third roll")
             return [Score(self._best_box(state))]
 
-        return self._play(game_id, secret, expect, actions, by_computer=True)
+        # Asked once the server has done just that at the deadline: done, not refused.
+        return self._play(game_id, secret, expect, actions, reason=Reason.DEADLINE, late="done")
 
     def _best_box(self, state: Game) -> Box:
         assert state.sheet is not None
@@ -268,9 +306,13 @@ class GameService(Lobby):
         expect: Expect,
         plan: Callable[[Snapshot], list[Action]],
         *,
-        by_computer: bool = False,
+        reason: Reason | None = None,
         seat: int | None = None,
+        late: Literal["refuse", "done"] | None = None,
     ) -> GameView:
+        """Apply ``plan``'s actions for the acting seat. ``late`` says what a request arriving
+        just after the server recorded that seat's roll gets: 409 ``too_late``, or the game
+        as it is (for a request asking for what the server did)."""
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
@@ -283,13 +325,17 @@ class GameService(Lobby):
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            if late is not None and server_just_recorded(snapshot, acting):
+                if late == "done" and expect.turn in (None, state.scored_turns - 1):
+                    return self._view(snapshot)
+                raise ConflictError("too_late", "time ran out: the computer recorded your roll")
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn", "it is not your turn")
             _check(expect, record, state)
             actions = plan(snapshot)
-            if not by_computer:
+            if reason is None:  # a person's own actions (the server's holds are not capped)
                 self._check_holds(snapshot, actions)
-            snapshot = self._record(connection, snapshot, acting, actions, by_computer=by_computer)
+            snapshot = self._record(connection, snapshot, acting, actions, reason=reason)
         return self._committed(snapshot)
 
     def _check_holds(self, snapshot: Snapshot, actions: list[Action]) -> None:
@@ -300,14 +346,14 @@ class GameService(Lobby):
                 "too_many_holds", "too many hold changes this turn: roll or choose a box"
             )
 
-    @staticmethod
     def _record(
+        self,
         connection: Connection,
         snapshot: Snapshot,
         seat: int,
         actions: list[Action],
         *,
-        by_computer: bool,
+        reason: Reason | None,
     ) -> Snapshot:
         """Apply ``actions`` to the game and log them, or raise 409 having changed nothing."""
         before = state = snapshot.state
@@ -318,8 +364,18 @@ class GameService(Lobby):
             raise ConflictError("illegal", str(error)) from None
         moment = now()
         changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
+        turn_started_at = snapshot.record.turn_started_at
         if state.scored_turns != before.scored_turns:
-            changes["turn_started_at"] = moment
+            changes["turn_started_at"] = turn_started_at = moment
+        record = snapshot.record
+        changes["due_at"] = self.deadlines.next_due(
+            state,
+            playing=not state.is_over,
+            computer_to_move=state.seat is not None and _played_by_computer(record, state.seat),
+            turn_seconds=record.turn_seconds,
+            turn_started_at=turn_started_at and as_utc(turn_started_at),
+            moment=moment,
+        )
         totals = None
         if state.is_over:
             changes.update(status=GameStatus.FINISHED.value, finished_at=moment)
@@ -334,7 +390,7 @@ class GameService(Lobby):
                 actions,
                 state,
                 changes,
-                by_computer=by_computer,
+                reason=reason,
                 final_totals=totals,
             )
         except StaleWriteError:
@@ -343,18 +399,10 @@ class GameService(Lobby):
             ) from None
 
 
-def _step_due_in(snapshot: Snapshot) -> float | None:
-    """Seconds until the server has to act in the game (0 or less: now), None if it never does.
-
-    It plays every turn of a computer seat, and the turn of a person whose timer ran out.
-    """
-    record, state = snapshot.record, snapshot.state
-    if record.status != GameStatus.PLAYING or state.seat is None:
-        return None
-    seat = record.players[state.seat]
-    if seat.computer or seat.stand_in:  # a stand-in seat is played as a computer's
-        return 0.0
-    return seconds_left(record)
+def _played_by_computer(record: GameRow, seat: int) -> bool:
+    """Whether the server plays ``seat``: a computer's, or one the computer stands in for."""
+    player = record.players[seat]
+    return player.computer or player.stand_in
 
 
 def _check(expect: Expect, record: GameRow, state: Game) -> None:

@@ -9,6 +9,7 @@ from sqlalchemy import Connection
 
 from app.rules import Game
 from app.service import fairness
+from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
 from app.service.records import (
@@ -22,10 +23,11 @@ from app.service.records import (
     require_waiting,
     seat_of,
 )
+from app.service.rematch import Rematches
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.log import replay_log
-from app.store.models import GameRecord, GameStatus, PlayerRecord
+from app.store.models import ActionRecord, GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
 from app.store.snapshots import (
     Snapshot,
@@ -43,11 +45,13 @@ ChangeListener = Callable[[str, int], None]
 class Lobby:
     """Games before and between play. Every change is one write transaction, then announced."""
 
-    def __init__(self, database: Database, dice: DiceSource) -> None:
+    def __init__(self, database: Database, dice: DiceSource, deadlines: Deadlines) -> None:
         self.database = database
         self.dice = dice
+        self.deadlines = deadlines
         self.listeners: list[ChangeListener] = []
         self.snapshots = Snapshots()
+        self.rematches = Rematches(self)
 
     def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
         """A waiting game with ``name`` as host in seat 0, and the host's secret."""
@@ -69,6 +73,8 @@ class Lobby:
             used_hints=False,
             client_seed=None,  # given with the start, once the commitment has been shown
             stand_in=False,
+            rematch=None,
+            moved_hash=None,
         )
         record = GameRow(
             id=game_id,
@@ -80,6 +86,7 @@ class Lobby:
             started_at=None,
             finished_at=None,
             turn_started_at=None,
+            due_at=None,
             created_at=moment,
             updated_at=moment,
             players=(host,),
@@ -157,7 +164,7 @@ class Lobby:
             if record.status != GameStatus.WAITING:
                 raise ConflictError("already_started", "the game has already started")
             moment = now()
-            changes = {
+            changes: dict[str, object] = {
                 "version": record.version + 1,
                 "status": GameStatus.PLAYING.value,
                 "started_at": moment,
@@ -165,50 +172,33 @@ class Lobby:
                 "updated_at": moment,
             }
             state = Game.new(len(record.players))
-            snapshot = write_actions(connection, snapshot, 0, [], state, changes, by_computer=False)
+            changes["due_at"] = self.deadlines.next_due(
+                state,
+                playing=True,
+                computer_to_move=record.players[0].computer,
+                turn_seconds=record.turn_seconds,
+                turn_started_at=moment,
+                moment=moment,
+            )
+            snapshot = write_actions(connection, snapshot, 0, [], state, changes, reason=None)
             seeds = _seeds_to_fix(record, client_seed)
             snapshot = write_client_seeds(connection, snapshot, seeds)
         return self._committed(snapshot)
 
-    def rematch(self, game_id: str, secret: str | None) -> str:
-        """A new game with the same players, started at once; its id. Any seat may ask, once:
-        later requests get the same rematch."""
-        with self.database.writing() as session:
-            kept = self._snapshot(session.connection(), game_id)
-            record = load_game(session, game_id, with_actions=False)
-            if seat_of(record, secret) is None:
+    def move_seat(self, game_id: str, secret: str | None) -> tuple[GameView, str]:
+        """Move the seat that ``secret`` holds to another device: a new secret for it, the old
+        one retired (its browser then watches, and is told why). 403 for no seat."""
+        fresh = new_secret()
+
+        def rotate(record: GameRecord) -> None:
+            seat = seat_of(record, secret)
+            if seat is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if record.status != GameStatus.FINISHED:
-                raise ConflictError("not_finished", "a rematch follows a finished game")
-            if record.rematch_id is not None:
-                return record.rematch_id
-            # Started at once, so nobody can give a seed after seeing the commitment: the
-            # server makes every person's client seed (and says so in docs/fairness.md).
-            server_seed = self.dice.new_server_seed()
-            rematch = GameRecord(
-                id=secrets.token_urlsafe(8),
-                status=GameStatus.PLAYING.value,
-                turn_seconds=record.turn_seconds,
-                server_seed=server_seed.hex() if server_seed is not None else None,
-            )
-            rematch.started_at = rematch.turn_started_at = now()
-            for player in record.players:
-                rematch.players.append(
-                    PlayerRecord(
-                        seat=player.seat,
-                        name=player.name,
-                        computer=player.computer,
-                        secret_hash=player.secret_hash,
-                        client_seed=None if player.computer else fairness.client_seed(None),
-                    )
-                )
-            session.add(rematch)
-            record.rematch_id = rematch.id
-            record.version += 1
-            session.flush()
-            snapshot = snapshot_of(record, kept.state, kept)
-        self._committed(snapshot)
-        return rematch.id
+            player = record.players[seat]
+            player.moved_hash = player.secret_hash
+            player.secret_hash = hash_secret(fresh)
+
+        return self._change_records(game_id, rotate), fresh
 
     def change(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
         """Apply ``change`` to the game's records in one write, bump its version, announce it
@@ -228,12 +218,14 @@ class Lobby:
             kept = self._snapshot(session.connection(), game_id)
             record = load_game(session, game_id, with_actions=False)
             change(record)
+            # A change may log an entry that is no rules action (a seat handed over): counted.
+            appended = sum(isinstance(item, ActionRecord) for item in session.new)
             record.version += 1
             session.flush()
             state = kept.state
             if record.status == GameStatus.WAITING:
                 state = replay_log(record.status, len(record.players), ())
-            snapshot = snapshot_of(record, state, kept)
+            snapshot = snapshot_of(record, state, kept, appended=appended)
         return self._committed(snapshot)
 
     def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
@@ -246,10 +238,20 @@ class Lobby:
     def _committed(self, snapshot: Snapshot) -> GameView:
         """Keep a change's snapshot once it is committed and tell the listeners; its view."""
         self.snapshots.keep(snapshot)
-        view = GameView.of(snapshot.record, snapshot.state)
+        view = self._view(snapshot)
         for listener in self.listeners:
             listener(view.id, view.version)
         return view
+
+    def _view(self, snapshot: Snapshot) -> GameView:
+        """What pages and the API see of ``snapshot``."""
+        return GameView.of(
+            snapshot.record,
+            snapshot.state,
+            activity=snapshot.activity,
+            scored_now=snapshot.scored,
+            auto_deadline=self.deadlines.auto_deadline(snapshot.record.due_at),
+        )
 
 
 def _seeds_to_fix(record: GameRow, host_seed: str | None) -> dict[int, str]:

@@ -43,6 +43,11 @@ def now() -> datetime:
     return datetime.now(UTC)
 
 
+def as_utc(moment: datetime) -> datetime:
+    """``moment`` with its time zone: SQLite hands back naive datetimes, stored in UTC."""
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
 def seconds_left(record: GameRow | GameRecord) -> float | None:
     """Seconds until the turn timer of the game runs out (negative when past), or None."""
     if record.turn_seconds is None or record.turn_started_at is None:

@@ -1,11 +1,22 @@
-"""Plays computer seats and expired turn timers on the server, whether or not anyone watches."""
+"""The one scheduler: the server acts in games on time, whether or not anyone watches.
+
+Every move stores the next moment the server must act in its game (``games.due_at``: a
+computer seat's step, a turn timer running out, the auto-confirm deadline after a third
+roll; see :mod:`app.service.deadlines`). This task only waits for the soonest of those
+moments and asks the service to play what is due then. It keeps nothing the database does
+not: on start it reads every pending ``due_at``, so deadlines survive a restart.
+
+A later multi-worker step can run one of these per worker: each step claims its game in the
+transaction that plays it (:func:`app.store.snapshots.claim_due`, ``FOR UPDATE SKIP
+LOCKED`` where the database has it), so two workers never play the same deadline.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import time
+from datetime import UTC, datetime, timedelta
 
 from anyio import to_thread
 
@@ -17,37 +28,38 @@ BUSY_RETRY_SECONDS = 1.0
 
 logger = logging.getLogger(__name__)
 
+IDLE_SECONDS = 60.0
+"""The longest the scheduler sleeps with nothing due (a change wakes it sooner)."""
 
-class ComputerRunner:
-    """One asyncio task that steps every game where the server has to act.
 
-    Each change to a game schedules a look at it ``pace`` seconds later; a step returns when
-    the next one is due. People can follow: computer steps are at least ``pace`` apart. On
-    start every game in play is looked at, so computers carry on after a restart.
-    """
+def _now() -> datetime:
+    return datetime.now(UTC)
 
-    def __init__(self, service: GameService, pace: float) -> None:
+
+class Scheduler:
+    """One asyncio task that plays every game's due step at its ``due_at``."""
+
+    def __init__(self, service: GameService) -> None:
         self.service = service
-        self.pace = pace
-        self._due: dict[str, float] = {}
+        self._due: dict[str, datetime] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
         self._task: asyncio.Task[None] | None = None
 
     async def start(self) -> None:
-        """Begin on the running loop and schedule every game being played."""
+        """Begin on the running loop with every deadline pending in the database."""
         self._loop = asyncio.get_running_loop()
         self._wake = asyncio.Event()
         self.service.listeners.append(self.notify)
-        playing = await to_thread.run_sync(self.service.playing_games)
+        due = await to_thread.run_sync(self.service.due_games)
         # Each game's first step would load and replay its log on the loop: load them here.
-        await to_thread.run_sync(self.service.load_games, playing)
-        for game_id in playing:
-            self._schedule(game_id, self.pace)
-        self._task = asyncio.create_task(self._run(), name="computer-runner")
+        await to_thread.run_sync(self.service.load_games, [game_id for game_id, _ in due])
+        for game_id, when in due:
+            self._schedule(game_id, when)
+        self._task = asyncio.create_task(self._run(), name="scheduler")
 
     async def stop(self) -> None:
-        """Stop stepping games (pending steps run again after the next start)."""
+        """Stop acting (pending deadlines stay in the database for the next start)."""
         if self.notify in self.service.listeners:
             self.service.listeners.remove(self.notify)
         if self._task is not None:
@@ -56,15 +68,21 @@ class ComputerRunner:
                 await self._task
 
     def notify(self, game_id: str, _version: int) -> None:
-        """A game changed (from any thread): look at it after the pace, if it may need us."""
+        """A game changed (from any thread): be there when it next needs the server."""
         loop = self._loop
-        if loop is None or loop.is_closed() or not self.service.may_need_the_server(game_id):
+        if loop is None or loop.is_closed():
             return
-        loop.call_soon_threadsafe(self._schedule, game_id, self.pace)
+        due = self.service.due_at(game_id)
+        if due is not None:
+            loop.call_soon_threadsafe(self._schedule, game_id, due)
 
-    def _schedule(self, game_id: str, delay: float) -> None:
-        due = time.monotonic() + delay
-        if due < self._due.get(game_id, float("inf")):
+    def pending(self) -> dict[str, datetime]:
+        """The games the scheduler will look at, and when (for tests and health)."""
+        return dict(self._due)
+
+    def _schedule(self, game_id: str, due: datetime) -> None:
+        # The sooner wins: a look that finds nothing due yet learns the real time and waits.
+        if due < self._due.get(game_id, datetime.max.replace(tzinfo=UTC)):
             self._due[game_id] = due
             assert self._wake is not None
             self._wake.set()
@@ -72,28 +90,29 @@ class ComputerRunner:
     async def _run(self) -> None:
         assert self._wake is not None
         while True:
-            now = time.monotonic()
+            now = _now()
             ready = [game_id for game_id, due in self._due.items() if due <= now]
             for game_id in ready:
                 del self._due[game_id]
                 await self._step(game_id)
                 await asyncio.sleep(0)  # after a restart thousands are ready: let requests in
             self._wake.clear()
-            timeout = min(self._due.values(), default=now + 60) - time.monotonic()
+            soonest = min(self._due.values(), default=None)
+            timeout = IDLE_SECONDS if soonest is None else (soonest - _now()).total_seconds()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(timeout, 0))
 
     async def _step(self, game_id: str) -> None:
         try:
             # On the loop, as the routes' moves: a step is a fraction of a millisecond.
-            delay = self.service.play_for_computer(game_id)
+            due = self.service.play_due(game_id)
         except ServiceError:
             return
         except DatabaseBusyError:  # another process holds the database: try again soon
-            self._schedule(game_id, BUSY_RETRY_SECONDS)
+            self._schedule(game_id, _now() + timedelta(seconds=BUSY_RETRY_SECONDS))
             return
         except Exception:
-            logger.exception("the computer could not play in game %s", game_id)
+            logger.exception("the server could not play its step in game %s", game_id)
             return
-        if delay is not None:
-            self._schedule(game_id, max(delay, self.pace))
+        if due is not None:
+            self._schedule(game_id, due)

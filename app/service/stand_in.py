@@ -8,12 +8,16 @@ the rules' replay skips, so replay stays deterministic.
 
 from __future__ import annotations
 
+from datetime import timedelta
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import object_session
+
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import seat_of
+from app.service.records import as_utc, now, seat_of
 from app.service.views import GameView
-from app.store.log import replay
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
 
 
@@ -39,7 +43,8 @@ class StandIns:
                 raise ConflictError("own_seat", "you cannot hand your own seat to the computer")
             if player.computer or player.stand_in:
                 raise ConflictError("computer_seat", "the computer already plays that seat")
-            if replay(record).seat != seat:
+            # Read while this write holds the game: the kept state, no replay of the log.
+            if self.games.get(game_id).turn != seat:
                 raise ConflictError(
                     "not_to_move", "only the seat of the player to move can be handed over"
                 )
@@ -49,6 +54,8 @@ class StandIns:
             if absent < self.presence.absent_seconds:
                 raise ConflictError("not_away_long", "that player has not been away long enough")
             player.stand_in = True
+            # The scheduler plays the seat from now on, at a computer's pace.
+            record.due_at = now() + timedelta(seconds=self.games.deadlines.pace)
             _log(record, seat, ActionKind.STAND_IN, by=acting)
 
         view = self.games.change(game_id, hand)
@@ -73,6 +80,16 @@ class StandIns:
             if not player.stand_in:  # another tab of theirs took it back first
                 raise _NothingToDo
             player.stand_in = False
+            # The player's own deadlines again (a turn timer, a box to choose), from now.
+            started = record.turn_started_at
+            record.due_at = self.games.deadlines.next_due(
+                self.games.get(game_id).state,
+                playing=record.status == GameStatus.PLAYING,
+                computer_to_move=False,
+                turn_seconds=record.turn_seconds,
+                turn_started_at=as_utc(started) if started else None,
+                moment=now(),
+            )
             _log(record, seat, ActionKind.RETURN, by=seat)
 
         try:
@@ -93,9 +110,17 @@ def _require_playing(record: GameRecord) -> None:
 
 
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:
-    record.actions.append(
+    """Log a hand-over after the game's newest action (the log itself is never loaded: a
+    game may have a long one)."""
+    session = object_session(record)
+    assert session is not None
+    newest = session.scalar(
+        select(func.max(ActionRecord.number)).where(ActionRecord.game_id == record.id)
+    )
+    session.add(
         ActionRecord(
-            number=len(record.actions) + 1,
+            game_id=record.id,
+            number=(newest or 0) + 1,
             seat=seat,
             kind=kind.value,
             payload={"by": by},

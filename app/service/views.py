@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import hmac
+from dataclasses import dataclass, field
+from datetime import datetime
 from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
 from app.service.fairness import Fairness
-from app.service.records import seconds_left
-from app.store.models import GameStatus
+from app.service.records import as_utc, seconds_left
+from app.store.log import ScoreEntry
+from app.store.models import GameStatus, RematchAnswer
 from app.store.rows import GameRow
 
 
@@ -24,6 +27,8 @@ class PlayerView:
     hints: bool = False
     stand_in: bool = False
     """The computer plays this person's seat until they open the game again."""
+    rematch: str | None = None
+    """This player's part in the rematch offered after the game (a ``RematchAnswer``)."""
 
 
 @dataclass(frozen=True)
@@ -41,9 +46,28 @@ class GameView:
     state: Game
     fairness: Fairness
     """The dice's commitment and seeds (the server seed only once the game is over)."""
+    activity: tuple[ScoreEntry, ...] = ()
+    """The newest boxes recorded, oldest first."""
+    scored_now: bool = False
+    """Whether the change that made this version recorded the newest box of ``activity``."""
+    auto_deadline: datetime | None = None
+    """After the third roll: when the rule's time to choose a box runs out (the server
+    records the computer's box a short grace later)."""
+    seat_hashes: tuple[str | None, ...] = field(default=(), repr=False)
+    """Each seat's secret hash: a live stream finds its browser's seat in memory."""
+    moved_hashes: tuple[str | None, ...] = field(default=(), repr=False)
+    """Each seat's previous secret hash, once it moved to another device."""
 
     @classmethod
-    def of(cls, record: GameRow, state: Game) -> GameView:
+    def of(
+        cls,
+        record: GameRow,
+        state: Game,
+        *,
+        activity: tuple[ScoreEntry, ...] = (),
+        scored_now: bool = False,
+        auto_deadline: datetime | None = None,
+    ) -> GameView:
         """The view of ``record`` whose replayed state is ``state``."""
         sheets = state.sheets if record.status != GameStatus.WAITING else None
         return cls(
@@ -66,12 +90,26 @@ class GameView:
                     player.used_hints,
                     player.hints,
                     player.stand_in,
+                    player.rematch,
                 )
                 for player in record.players
             ),
             state=state,
             fairness=Fairness.of(record),
+            activity=activity,
+            scored_now=scored_now,
+            auto_deadline=as_utc(auto_deadline) if auto_deadline else None,
+            seat_hashes=tuple(player.secret_hash for player in record.players),
+            moved_hashes=tuple(player.moved_hash for player in record.players),
         )
+
+    def seat_of_hash(self, hashed: str | None) -> int | None:
+        """The seat whose secret has the hash ``hashed``, if any."""
+        return _find(self.seat_hashes, hashed)
+
+    def has_moved_from(self, hashed: str | None) -> bool:
+        """Whether a seat once held by the secret hashed ``hashed`` has moved elsewhere."""
+        return _find(self.moved_hashes, hashed) is not None
 
     @property
     def is_playing(self) -> bool:
@@ -145,6 +183,31 @@ class GameView:
         return self.is_playing and self.state.turn.has_rolled and self.rolls_left == 0
 
     @property
+    def deadline(self) -> datetime | None:
+        """The auto-confirm deadline while a person has a box to choose, else None."""
+        player = self.current_player
+        if not self.is_auto_due or player is None or player.computer:
+            return None
+        return self.auto_deadline
+
+    @property
+    def deadline_ms(self) -> int | None:
+        """:attr:`deadline` in milliseconds since the epoch, as a page's script counts."""
+        deadline = self.deadline
+        return None if deadline is None else round(deadline.timestamp() * 1000)
+
+    @property
+    def fresh_score(self) -> ScoreEntry | None:
+        """The box this version's change recorded, if it recorded one: highlighted and
+        announced once, not again by the versions that follow (a hints toggle, a rematch)."""
+        return self.activity[-1] if self.scored_now and self.activity else None
+
+    @property
+    def rematch_offerer(self) -> PlayerView | None:
+        """The player who offered the rematch, once one is offered."""
+        return next((p for p in self.players if p.rematch == RematchAnswer.OFFERED), None)
+
+    @property
     def winners(self) -> tuple[int, ...]:
         outcome = self.state.outcome() if self.is_finished else None
         return outcome.winners if outcome else ()
@@ -156,3 +219,12 @@ class GameView:
     def standings(self) -> list[PlayerView]:
         """Players by total, highest first, then by seat."""
         return sorted(self.players, key=lambda player: (-player.sheet.total, player.seat))
+
+
+def _find(hashes: tuple[str | None, ...], hashed: str | None) -> int | None:
+    if not hashed:
+        return None
+    for seat, candidate in enumerate(hashes):
+        if candidate and hmac.compare_digest(candidate, hashed):
+            return seat
+    return None

@@ -2,11 +2,96 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from app.rules import Action, Box, Game, Hold, Roll, Score
-from app.store.models import RULES_KINDS, ActionKind, ActionRecord, GameRecord, GameStatus
+from app.store.models import (
+    RULES_KINDS,
+    ActionKind,
+    ActionRecord,
+    GameRecord,
+    GameStatus,
+    Reason,
+)
+
+ACTIVITY_SIZE = 8
+"""Recorded boxes a game keeps at hand for its "what just happened" log."""
+
+
+@dataclass(frozen=True, slots=True)
+class ScoreEntry:
+    """One box recorded, as the activity log tells it."""
+
+    number: int
+    """The action's number in the game's log (the newest action has the log's length)."""
+    seat: int
+    box: Box
+    points: int
+    bonus: int
+    """The Penta bonus it earned: 0 or 100."""
+    reason: Reason | None
+    """Why the server recorded it, or None when the player did."""
+
+
+def score_entry(
+    number: int, before: Game, after: Game, box: Box, reason: Reason | None
+) -> ScoreEntry:
+    """The entry of the score that took the game from ``before`` to ``after``."""
+    seat = before.seat
+    assert seat is not None
+    sheet = after.sheets[seat]
+    points = sheet[box]
+    assert points is not None
+    bonus = sheet.penta_bonus - before.sheets[seat].penta_bonus
+    return ScoreEntry(number, seat, box, points, bonus, reason)
+
+
+def replay_activity(
+    status: str, players: int, rows: Iterable[tuple[str, dict[str, Any], str | None]]
+) -> tuple[Game, int, tuple[ScoreEntry, ...]]:
+    """The state after the stored ``(kind, payload, reason)`` rows, their count, and the
+    newest :data:`ACTIVITY_SIZE` recorded boxes among them. Rows that are not rules actions
+    (seat hand-overs) are counted and numbered, not replayed."""
+    rows = list(rows)
+    if status == GameStatus.WAITING:
+        return Game.new(max(players, 1)), len(rows), ()
+    state = Game.new(players)
+    entries: list[ScoreEntry] = []
+    for number, (kind, payload, reason) in enumerate(rows, start=1):
+        if not is_rules_kind(kind):
+            continue
+        action = stored_action(kind, payload)
+        after = state.apply(action)
+        if isinstance(action, Score):
+            entries.append(
+                score_entry(number, state, after, action.box, Reason(reason) if reason else None)
+            )
+        state = after
+    return state, len(rows), tuple(entries[-ACTIVITY_SIZE:])
+
+
+def newer_activity(
+    activity: Sequence[ScoreEntry],
+    state: Game,
+    first_number: int,
+    actions: Sequence[Action],
+    reason: Reason | None,
+    after: Game,
+) -> tuple[ScoreEntry, ...]:
+    """``activity`` with the boxes that ``actions`` (numbered from ``first_number``) record,
+    applied to ``state`` they give ``after``; kept to the newest :data:`ACTIVITY_SIZE`."""
+    if not any(isinstance(action, Score) for action in actions):
+        return tuple(activity)  # most moves (rolls, holds) record no box
+    entries = list(activity)
+    for number, action in enumerate(actions, start=first_number):
+        # A score is a move of its own: its state after is known, no need to apply it again.
+        following = after if len(actions) == 1 else state.apply(action)
+        if isinstance(action, Score):
+            entries.append(score_entry(number, state, following, action.box, reason))
+        state = following
+    return tuple(entries[-ACTIVITY_SIZE:])
 
 
 def action_row(action: Action) -> tuple[ActionKind, dict[str, Any]]:

@@ -24,6 +24,28 @@ class GameStatus(StrEnum):
     """Closed by the server after waiting or stalling too long (see app/store/retention.py)."""
 
 
+class Reason(StrEnum):
+    """Why the server recorded an action in a person's place, or played a computer seat; the
+    values are what is stored. An action a player made themself stores NULL."""
+
+    COMPUTER = "computer"
+    """A computer seat's own move."""
+    DEADLINE = "deadline"
+    """Nobody chose a box within the auto-confirm deadline after the third roll."""
+    TURN_TIMER = "turn_timer"
+    """The turn timer ran out."""
+    STAND_IN = "stand_in"
+    """The computer stands in for a player who is away."""
+
+
+class RematchAnswer(StrEnum):
+    """A player's part in the rematch offered after a finished game; the values are stored."""
+
+    OFFERED = "offered"
+    JOINED = "joined"
+    DECLINED = "declined"
+
+
 class ActionKind(StrEnum):
     """The kinds of logged actions; the values are what is stored."""
 
@@ -55,6 +77,11 @@ class GameRecord(Base):
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    due_at: Mapped[datetime | None] = mapped_column(
+        DateTime(timezone=True), default=None, index=True
+    )
+    """The next moment the server must act (a computer's step, a turn timer, the
+    auto-confirm deadline); set with every move, NULL when nothing is pending."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
@@ -85,6 +112,10 @@ class PlayerRecord(Base):
     """A person's own seed mixed into the dice, fixed at the start (computers have none)."""
     stand_in: Mapped[bool] = mapped_column(default=False, server_default=false())
     """The computer plays this person's seat until they open the game again."""
+    rematch: Mapped[str | None] = mapped_column(String(16), default=None)
+    """A :class:`RematchAnswer` once the game is over and a rematch is offered."""
+    moved_hash: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The seat's previous secret hash, once it moved to another device: that browser is told."""
 
     game: Mapped[GameRecord] = relationship(back_populates="players")
 
@@ -100,6 +131,8 @@ class ActionRecord(Base):
     kind: Mapped[str] = mapped_column(String(8))
     payload: Mapped[dict[str, Any]] = mapped_column(JSON)
     by_computer: Mapped[bool] = mapped_column(default=False)
+    reason: Mapped[str | None] = mapped_column(String(16), default=None)
+    """A :class:`Reason` when the server played, NULL when the player did."""
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
 
     game: Mapped[GameRecord] = relationship(back_populates="actions")

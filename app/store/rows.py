@@ -29,6 +29,8 @@ class SeatRow:
     used_hints: bool
     client_seed: str | None
     stand_in: bool
+    rematch: str | None
+    moved_hash: str | None
 
     @classmethod
     def of(cls, player: PlayerRecord) -> SeatRow:
@@ -49,6 +51,7 @@ class GameRow:
     started_at: datetime | None
     finished_at: datetime | None
     turn_started_at: datetime | None
+    due_at: datetime | None
     created_at: datetime
     updated_at: datetime
     players: tuple[SeatRow, ...]

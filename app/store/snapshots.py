@@ -18,14 +18,22 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
 
 from app.rules import Action, Game, Hold, Roll, Score
 from app.store.driver import DriverStatement
-from app.store.log import action_row, is_rules_kind, replay_log, stored_action
-from app.store.models import ActionRecord, GameRecord, PlayerRecord
+from app.store.log import (
+    ScoreEntry,
+    action_row,
+    is_rules_kind,
+    newer_activity,
+    replay_activity,
+    stored_action,
+)
+from app.store.models import ActionRecord, GameRecord, PlayerRecord, Reason
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
@@ -41,11 +49,19 @@ _SEATS = (
     .order_by(PlayerRecord.seat)
 )
 _ACTIONS = (
-    select(ActionRecord.kind, ActionRecord.payload)
+    select(ActionRecord.kind, ActionRecord.payload, ActionRecord.reason)
     .where(ActionRecord.game_id == bindparam("game_id"))
     .order_by(ActionRecord.number)
 )
-_ADVANCING = ("version", "status", "updated_at", "started_at", "turn_started_at", "finished_at")
+_ADVANCING = (
+    "version",
+    "status",
+    "updated_at",
+    "started_at",
+    "turn_started_at",
+    "finished_at",
+    "due_at",
+)
 """The columns of a game's row that a move (or the start) may change."""
 _ADVANCE = (
     update(GameRecord)
@@ -53,7 +69,7 @@ _ADVANCE = (
     .values({column: bindparam(column) for column in _ADVANCING})
 )
 _LOG = insert(ActionRecord)
-_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer")
+_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer", "reason")
 _FINAL_TOTAL = (
     update(PlayerRecord)
     .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
@@ -103,6 +119,11 @@ class Snapshot:
     """How many of them are rolls: the number of the game's next roll (see app.fairness)."""
     turn_holds: int = 0
     """How many hold changes the log holds since the current turn began (they are capped)."""
+    activity: tuple[ScoreEntry, ...] = ()
+    """The newest boxes recorded, oldest first: what the "what just happened" log tells."""
+    scored: bool = False
+    """Whether the change that made this version recorded a box (the newest of ``activity``);
+    False for a snapshot read back from the database, which does not tell."""
 
     @property
     def version(self) -> int:
@@ -129,9 +150,16 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     )
     record = GameRow(**game, players=seats)
     rows = connection.execute(_ACTIONS, {"game_id": game_id}).all()
+    state, logged, activity = replay_activity(record.status, len(record.players), rows)
     actions = _rules_actions(rows)
-    state = replay_log(record.status, len(record.players), actions)
-    return Snapshot(record, state, len(rows), _rolls(actions), holds_since_turn_began(0, actions))
+    return Snapshot(
+        record,
+        state,
+        logged,
+        _rolls(actions),
+        holds_since_turn_began(0, actions),
+        activity,
+    )
 
 
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
@@ -140,7 +168,7 @@ def read_actions(connection: Connection, game_id: str) -> list[Action]:
 
 
 def _rules_actions(rows: Sequence[Any]) -> list[Action]:
-    return [stored_action(kind, payload) for kind, payload in rows if is_rules_kind(kind)]
+    return [stored_action(kind, payload) for kind, payload, *_ in rows if is_rules_kind(kind)]
 
 
 def holds_since_turn_began(holds: int, actions: Sequence[Action]) -> int:
@@ -161,14 +189,51 @@ def insert_game(connection: Connection, record: GameRow, state: Game) -> Snapsho
     return Snapshot(record, state, 0, 0)
 
 
-def snapshot_of(record: GameRecord, state: Game, kept: Snapshot) -> Snapshot:
-    """The snapshot of an ORM record loaded with its seats (not its log, which is ``kept``'s:
-    its length, rolls and hold changes carry over), and its state."""
-    return Snapshot(GameRow.of(record), state, kept.logged, kept.rolls, kept.turn_holds)
+def snapshot_of(
+    record: GameRecord, state: Game, kept: Snapshot | None = None, *, appended: int = 0
+) -> Snapshot:
+    """The snapshot of an ORM record loaded with its seats (not its log) and its state. The
+    log is ``kept``'s, the snapshot the game was at before this change of its row or seats
+    (its length, rolls, hold changes and activity carry over), plus ``appended`` entries that
+    are no rules actions (a seat handed over); ``kept`` is None for a log still empty.
+    No log is read or replayed: a game may have a long one."""
+    if kept is None:
+        return Snapshot(GameRow.of(record), state, appended, 0)
+    return Snapshot(
+        GameRow.of(record),
+        state,
+        kept.logged + appended,
+        kept.rolls,
+        kept.turn_holds,
+        kept.activity,
+    )
 
 
 def _rolls(actions: Sequence[Action]) -> int:
     return sum(isinstance(action, Roll) for action in actions)
+
+
+def due_games(connection: Connection) -> list[tuple[str, datetime]]:
+    """Every game where the server has something to do, soonest first, with when."""
+    rows = connection.execute(
+        select(GameRecord.id, GameRecord.due_at)
+        .where(GameRecord.due_at.is_not(None))
+        .order_by(GameRecord.due_at)
+    )
+    return [(game_id, due_at) for game_id, due_at in rows if due_at is not None]
+
+
+def claim_due(connection: Connection, game_id: str) -> bool:
+    """Hold the game's row for the rest of the transaction, unless another holds it.
+
+    ``FOR UPDATE SKIP LOCKED`` lets several workers share the due games on a database that has
+    it (a game another worker is playing is skipped, not waited for); SQLite compiles it away,
+    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already.
+    """
+    claimed = connection.execute(
+        select(GameRecord.id).where(GameRecord.id == game_id).with_for_update(skip_locked=True)
+    ).first()
+    return claimed is not None
 
 
 def write_actions(
@@ -179,7 +244,7 @@ def write_actions(
     state: Game,
     changes: Mapping[str, Any],
     *,
-    by_computer: bool,
+    reason: Reason | None,
     final_totals: Mapping[int, int] | None = None,
 ) -> Snapshot:
     """Log ``actions`` (by ``seat``; none when the game starts) after the snapshot's log and
@@ -200,7 +265,8 @@ def write_actions(
                 "seat": seat,
                 "kind": kind.value,
                 "payload": payload,
-                "by_computer": by_computer,
+                "by_computer": reason is not None,
+                "reason": None if reason is None else reason.value,
             }
         )
     values = {column: changes.get(column, getattr(record, column)) for column in _ADVANCING}
@@ -227,12 +293,17 @@ def write_actions(
         replace(player, final_total=totals[player.seat]) if player.seat in totals else player
         for player in record.players
     )
+    activity = newer_activity(
+        snapshot.activity, snapshot.state, snapshot.logged + 1, actions, reason, state
+    )
     return Snapshot(
         replace(record, **changes, players=seats),
         state,
         snapshot.logged + len(rows),
         snapshot.rolls + _rolls(actions),
         holds_since_turn_began(snapshot.turn_holds, actions),
+        activity,
+        scored=state.scored_turns != snapshot.state.scored_turns,
     )
 
 

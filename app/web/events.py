@@ -21,6 +21,7 @@ from app import i18n
 from app.service.events import Broker
 from app.service.games import GameService
 from app.service.presence import Presence
+from app.service.records import hash_secret
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.hosts import base_url
@@ -183,6 +184,9 @@ async def page_events(
     """
     await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
     secret = request.cookies.get(seat_cookie(game_id))
+    # The seat is found in each version's view: it may move to another device mid-stream.
+    hashed = hash_secret(secret) if secret else None
+    # The seat the reader holds as the stream opens: presence, stand-in and table events.
     seat = await to_thread.run_sync(service.seat_of, game_id, secret)
     language = request.state.language
     templates = request.app.state.templates
@@ -191,6 +195,9 @@ async def page_events(
     auto_seconds = request.app.state.settings.auto_confirm_seconds
 
     async def render_event(view: GameView) -> AsyncIterator[str]:
+        holder = view.seat_of_hash(hashed)
+        moved = holder is None and view.has_moved_from(hashed)
+
         def make() -> str:
             with i18n.language(language) as current:
                 name = "fragments/lobby.html" if page == "lobby" else "fragments/board.html"
@@ -198,20 +205,22 @@ async def page_events(
                     templates,
                     name,
                     game=view,
-                    me=seat,
+                    me=holder,
+                    moved=moved,
                     lang=current,
                     live=True,
                     oob=True,
                     csrf_token="",
                     auto_seconds=auto_seconds,
                     base_url=site,
-                    hints=hints_for(service, view, seat),
+                    hints=hints_for(service, view, holder),
                 )
             return sse("update", view.version, html)
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
-        yield await live.rendering(view, f"{page}:{language}:{site}", seat, make)
+        kind = f"{page}:{language}:{site}:moved" if moved else f"{page}:{language}:{site}"
+        yield await live.rendering(view, kind, holder, make)
 
     table = TableEvents(request, game_id, seat, language) if page == "game" else None
     seen = _start_version(last_event_id, version)

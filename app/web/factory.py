@@ -12,13 +12,14 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__
+from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
 from app.service.presence import Presence
 from app.service.reactions import Reactions
 from app.service.retention import RetentionSweeper
-from app.service.runner import ComputerRunner
+from app.service.runner import Scheduler
 from app.service.stand_in import StandIns
 from app.settings import ROOT, Settings
 from app.store.database import Database
@@ -46,12 +47,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         ScriptedDice.parse(settings.dice_script) if settings.dice_script else SecureDice()
     )
     strategy = StrategyProvider(settings.resolved_strategy_table, clock=time.perf_counter)
-    service = GameService(database, dice, strategy, max_holds_per_turn=settings.max_holds_per_turn)
+    deadlines = Deadlines(
+        auto_confirm=settings.auto_confirm_seconds,
+        grace=settings.auto_confirm_grace_seconds,
+        pace=settings.computer_pace_seconds,
+    )
+    service = GameService(
+        database, dice, strategy, deadlines, max_holds_per_turn=settings.max_holds_per_turn
+    )
     broker = Broker()
     service.listeners.append(broker.publish)
     presence = Presence(settings.absent_seconds)
     presence.listeners.append(PresenceAnnouncer(broker))
-    runner = ComputerRunner(service, pace=settings.computer_pace_seconds)
+    runner = Scheduler(service)
     sweeper = RetentionSweeper(
         service,
         abandon_after_days=settings.abandon_after_days,
@@ -81,6 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.settings = settings
     app.penta_settings = settings
     app.state.service = service
+    app.state.scheduler = runner
     app.state.broker = broker
     app.state.presence = presence
     app.state.stand_ins = StandIns(service, presence)

@@ -9,6 +9,9 @@ from fastapi.responses import RedirectResponse, Response
 
 from app import i18n
 from app.service.errors import ServiceError
+from app.service.games import GameService
+from app.service.records import hash_secret
+from app.settings import Settings
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.limits import CreateLimit, JoinLimit
 from app.web.pages import ClientSeedField, page_context, set_seat_cookie
@@ -67,32 +70,80 @@ def start(
     return _back(game_id)
 
 
+# Offering creates a game and joining takes a seat: each counted as the lobby's own are.
 @router.post("/games/{game_id}/rematch", dependencies=[CsrfDep, CreateLimit])
-def rematch(request: Request, game_id: str, service: ServiceDep) -> Response:
-    """A new game with the same players; every open page of this one is brought to it."""
-    service.rematch(game_id, request.cookies.get(seat_cookie(game_id)))
-    return RedirectResponse(f"/games/{game_id}/rematch", status_code=303)
+def offer_rematch(
+    request: Request, game_id: str, service: ServiceDep, settings: SettingsDep
+) -> Response:
+    """Offer a rematch: the offerer goes to its lobby; the others see the offer and answer."""
+    secret = request.cookies.get(seat_cookie(game_id))
+    rematch_id = service.rematches.offer(game_id, secret)
+    return _to_rematch(service, game_id, rematch_id, secret, settings)
+
+
+@router.post("/games/{game_id}/rematch/join", dependencies=[CsrfDep, JoinLimit])
+def join_rematch(
+    request: Request, game_id: str, service: ServiceDep, settings: SettingsDep
+) -> Response:
+    """Take up the offered rematch: a seat in its lobby, held by this browser's secret."""
+    secret = request.cookies.get(seat_cookie(game_id))
+    view = service.rematches.answer(game_id, secret, join=True)
+    assert view.rematch_id is not None
+    return _to_rematch(service, game_id, view.rematch_id, secret, settings)
+
+
+@router.post("/games/{game_id}/rematch/decline", dependencies=[CsrfDep])
+def decline_rematch(request: Request, game_id: str, service: ServiceDep) -> Response:
+    """Decline the offered rematch: everyone sees it; this page stays on the finished game."""
+    service.rematches.answer(game_id, request.cookies.get(seat_cookie(game_id)), join=False)
+    return _back(game_id)
+
+
+def _to_rematch(
+    service: GameService, game_id: str, rematch_id: str, secret: str | None, settings: Settings
+) -> Response:
+    """To the rematch, taking this browser's seat along (the seat cookie is per game)."""
+    response = _back(rematch_id)
+    if secret and service.seat_of(rematch_id, secret) is not None:
+        set_seat_cookie(response, rematch_id, secret, secure=settings.secure_cookies)
+    return response
 
 
 @router.get("/games/{game_id}/rematch")
 def follow_rematch(
     request: Request, game_id: str, service: ServiceDep, settings: SettingsDep
 ) -> Response:
-    """Go to the rematch, taking this browser's seat along (the seat cookie is per game)."""
+    """Go to the rematch (to its lobby, or to watch it), with this browser's seat if it has
+    one there."""
     view = service.get(game_id)
     if view.rematch_id is None:
         return _back(game_id)
-    response = _back(view.rematch_id)
     secret = request.cookies.get(seat_cookie(game_id))
-    if secret and service.seat_of(view.rematch_id, secret) is not None:
-        set_seat_cookie(response, view.rematch_id, secret, secure=settings.secure_cookies)
-    return response
+    return _to_rematch(service, game_id, view.rematch_id, secret, settings)
 
 
 @router.get("/games/{game_id}/resume/{secret}")
+def resume_page(
+    request: Request, game_id: str, secret: str, service: ServiceDep, templates: TemplatesDep
+) -> Response:
+    """The private "continue on another device" link: asks before it moves the seat here.
+
+    A GET changes nothing, so a chat app that previews the link cannot take the seat."""
+    view = service.get(game_id)
+    seat = view.seat_of_hash(hash_secret(secret))
+    context = page_context(request, game=view, seat=seat, secret=secret)
+    return templates.TemplateResponse(request, "resume.html", context)
+
+
+@router.post("/games/{game_id}/resume/{secret}", dependencies=[CsrfDep])
 def resume(game_id: str, secret: str, service: ServiceDep, settings: SettingsDep) -> Response:
-    """The private "continue on another device" link: this browser takes the seat too."""
+    """Move the seat to this browser: its secret is rotated, so the old browser loses it."""
     response = _back(game_id)
-    if service.seat_of(game_id, secret) is not None:
-        set_seat_cookie(response, game_id, secret, secure=settings.secure_cookies)
+    try:
+        view, fresh = service.move_seat(game_id, secret)
+    except ServiceError as error:
+        if error.status == 404:
+            raise
+        return response  # a link already used: this browser watches
+    set_seat_cookie(response, view.id, fresh, secure=settings.secure_cookies)
     return response

@@ -15,6 +15,7 @@ from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
 from app.service.games import Expect, GameService
+from app.service.records import hash_secret
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.hosts import base_url
@@ -45,6 +46,11 @@ def hints_for(
     if not service.strategy.is_ready:
         return PREPARING
     return advise(service.strategy.current(), view.state)
+
+
+def seat_moved(view: GameView, me: int | None, secret: str | None) -> bool:
+    """Whether this browser's seat has moved to another device (it now watches)."""
+    return me is None and view.has_moved_from(hash_secret(secret) if secret else None)
 
 
 def page_context(request: Request, **context: Any) -> dict[str, Any]:
@@ -104,6 +110,7 @@ class Board:
             self.request,
             game=view,
             me=me,
+            moved=seat_moved(view, me, self.secret),
             hints=hints_for(self.service, view, me),
             error=_translated(error) if error else None,
         )
@@ -167,7 +174,12 @@ def game_page(
     resume_url = f"{base_url(request)}games/{game_id}/resume/{secret}" if me is not None else None
     template = "lobby.html" if view.is_waiting else "game.html"
     context = page_context(
-        request, game=view, me=me, resume_url=resume_url, hints=hints_for(service, view, me)
+        request,
+        game=view,
+        me=me,
+        moved=seat_moved(view, me, secret),
+        resume_url=resume_url,
+        hints=hints_for(service, view, me),
     )
     return templates.TemplateResponse(request, template, context)
 

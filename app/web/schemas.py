@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -72,6 +73,10 @@ class GameOut(BaseModel):
     options: dict[Box, int] = Field(description="Legal boxes for the dice: points, no bonus")
     bonus: int = Field(description="The Penta bonus that scoring now earns: 0 or 100")
     must_sacrifice: bool
+    deadline: datetime | None = Field(
+        description="After the third roll: choose a box by this moment (UTC), else the "
+        "server records the computer's box (after a short grace for the network)"
+    )
     players: list[PlayerOut]
     winners: list[int] = Field(description="Seats sharing the highest total, once finished")
     fairness: FairnessOut
@@ -91,6 +96,7 @@ class GameOut(BaseModel):
             options={box: option.points for box, option in view.options.items()},
             bonus=view.bonus,
             must_sacrifice=view.must_sacrifice,
+            deadline=view.deadline,
             players=[
                 PlayerOut(
                     seat=player.seat,

@@ -27,16 +27,42 @@
       return;
     }
     var left = Math.max(0, countdown.deadline - Date.now());
-    var seconds = shown.querySelector(".countdown-seconds");
-    if (seconds) {
+    shown.querySelectorAll(".countdown-seconds").forEach(function (seconds) {
       seconds.textContent = String(Math.ceil(left / 1000));
-    }
+    });
+    showChoice(shown);
     if (left === 0) {
       stopCountdown();
       var form = shown.dataset.autoForm && document.getElementById(shown.dataset.autoForm);
-      if (form && !boxSelected()) {
+      if (!form) {
+        return;  // someone else's turn: the countdown is shown, not acted on
+      }
+      // The player's selected box is theirs at the deadline; nothing selected, the computer's.
+      if (!(boxSelected() && press('#scoresheet [data-key="Enter"]'))) {
         htmx.trigger(form, "penta:auto");
       }
+    }
+  }
+
+  // The server sends the deadline it set (epoch ms), so a reload does not restart the count;
+  // the full duration bounds it, in case this device's clock is off from the server's.
+  function deadlineOf(shown) {
+    var duration = parseFloat(shown.dataset.countdown) * 1000;
+    var left = parseInt(shown.dataset.deadline, 10) - Date.now();
+    if (isNaN(left)) {
+      left = duration;
+    }
+    return Date.now() + Math.min(Math.max(left, 0), duration);
+  }
+
+  // The countdown's sentence: which of its two (server-rendered) lines is true now.
+  function showChoice(shown) {
+    var chosen = boxSelected();
+    var none = shown.querySelector(".countdown-none");
+    var selected = shown.querySelector(".countdown-chosen");
+    if (none && selected) {
+      none.hidden = chosen;
+      selected.hidden = !chosen;
     }
   }
 
@@ -44,11 +70,7 @@
     var key = shown.dataset.countdownKey || "";
     if (key !== countdown.key) {
       countdown.key = key;
-      countdown.deadline = Date.now() + parseFloat(shown.dataset.countdown) * 1000;
-    }
-    if (boxSelected()) {
-      stopCountdown();
-      return;
+      countdown.deadline = deadlineOf(shown);
     }
     if (countdown.timer === null) {
       countdown.timer = setInterval(tick, 100);
@@ -133,7 +155,10 @@
   document.addEventListener("change", function (event) {
     var target = event.target;
     if (target.matches('#scoresheet input[name="box"]')) {
-      stopCountdown();
+      var shown = document.querySelector("[data-countdown]");
+      if (shown) {
+        showChoice(shown);
+      }
     } else if (target.matches("[data-autosubmit]")) {
       target.form.requestSubmit();
     }

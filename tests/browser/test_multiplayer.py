@@ -85,10 +85,14 @@ def test_two_friends_play_a_whole_game_and_a_spectator_watches(
     for page in (ann, bob, watcher):
         page.get_by_role("heading", name="Game over").wait_for()
     assert totals(ann) == totals(bob) == totals(watcher)
-    bob.get_by_role("button", name="Rematch").click()
-    bob.get_by_text("Round 1 of 13").wait_for()
-    ann.wait_for_url(re.compile(r"/games/[\w-]+$"))
-    ann.get_by_role("button", name="Roll (3 left)").wait_for()  # Ann was brought along, seated
+    bob.get_by_role("button", name="Offer a rematch").click()
+    bob.get_by_role("heading", name="Waiting for players").wait_for()  # Bob hosts the rematch
+    ann.get_by_text("Bob offers a rematch").wait_for()  # nobody is pulled in: Ann is asked
+    ann.get_by_role("button", name="Join the rematch").click()
+    bob.locator("#lobby").get_by_text("Ann").wait_for()
+    bob.get_by_role("button", name="Start the game").click()
+    bob.get_by_role("button", name="Roll (3 left)").wait_for()
+    ann.get_by_text("Bob to move").wait_for()  # Ann's lobby followed, seated
     assert ann.url == bob.url != link
 
 

@@ -103,8 +103,8 @@ def browser_for(server: Server, game_id: str, token: str | None) -> httpx.Client
     page = browser.get("/").text
     csrf = page.split('name="csrf_token" value="')[1].split('"')[0]
     browser.headers.update({"X-CSRF-Token": csrf, "HX-Request": "true"})
-    if token:
-        browser.get(f"/games/{game_id}/resume/{token}")
+    if token:  # the seat cookie, as the browser that created or joined the game holds it
+        browser.cookies.set(f"penta_seat_{game_id}", token, path=f"/games/{game_id}")
     return browser
 
 

@@ -104,13 +104,14 @@ def test_the_check_appears_with_the_seed_once_the_game_is_over(
     assert f'data-fairness-check="/api/v1/games/{game_id}/log"' in page
     assert 'data-all-match="All {count} rolls match."' in page
 
-    # A rematch starts at once: the server makes every person's seed, and a new commitment.
-    rematch_id = service.rematch(game_id, ann)
+    # A rematch is a new game: a new commitment from the offer on, the seeds at its start.
+    rematch_id = service.rematches.offer(game_id, ann)
     rematch = client.get(f"/api/v1/games/{rematch_id}").json()["fairness"]
     assert rematch["verifiable"] is True
     assert rematch["commitment"] != game["fairness"]["commitment"]
     assert rematch["server_seed"] is None
-    assert re.fullmatch(r"[0-9a-f]{32}", rematch["client_seeds"][0]["client_seed"])
+    started = act(client, rematch_id, ann, "start", {"client_seed": "ann-again"})
+    assert started["fairness"]["client_seeds"][0]["client_seed"] == "ann-again"
 
 
 def test_a_game_with_scripted_dice_says_its_dice_cannot_be_checked(

@@ -6,7 +6,6 @@ import re
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
-import pytest
 from fastapi.testclient import TestClient
 
 from app.service.games import GameService
@@ -116,6 +115,7 @@ def test_a_person_out_of_time_gets_the_computer_for_that_turn(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.turn_started_at = datetime.now(UTC) - timedelta(seconds=31)
+        record.due_at = record.turn_started_at + timedelta(seconds=30)
         record.version += 1  # every change bumps the version: the service's snapshots rely on it
     for _ in range(6):
         if client.get(f"/api/v1/games/{game_id}").json()["turn"] != 0:
@@ -128,42 +128,42 @@ def test_a_person_out_of_time_gets_the_computer_for_that_turn(
     act(client, game_id, bob, "roll", {"hold": []})
 
 
-def test_rematch_keeps_the_players_and_their_seats(make_client: Callable[..., TestClient]) -> None:
-    client = make_client(dice_script="6", **IDLE_RUNNER)
-    service: GameService = client.app.state.service  # type: ignore[attr-defined]
-    game_id, ann = create(client)
-    bob = act(client, game_id, "", "players", {"name": "Bob"}, status=201)["token"]
-    act(client, game_id, ann, "start")
-    with pytest.raises(Exception, match="a rematch follows a finished game"):
-        service.rematch(game_id, ann)
-    for _ in range(13):
-        for token in (ann, bob):
-            act(client, game_id, token, "roll", {"hold": []})
-            options = client.get(f"/api/v1/games/{game_id}").json()["options"]
-            act(client, game_id, token, "score", {"box": next(iter(options))})
-    finished = client.get(f"/api/v1/games/{game_id}").json()
-    assert finished["status"] == "finished"
-    assert finished["winners"] == [0, 1]
-    rematch_id = service.rematch(game_id, bob)
-    assert service.rematch(game_id, ann) == rematch_id
-    rematch = client.get(f"/api/v1/games/{rematch_id}").json()
-    assert rematch["status"] == "playing"
-    assert [p["name"] for p in rematch["players"]] == ["Ann", "Bob"]
-    act(client, rematch_id, ann, "roll", {"hold": []})
-    assert client.get(f"/api/v1/games/{game_id}").json()["version"] == finished["version"] + 1
+def test_the_resume_link_moves_the_seat_and_the_old_browser_watches(client: TestClient) -> None:
+    host = client.post(
+        "/games", data={"name": "Ann", "csrf_token": csrf(client)}, follow_redirects=False
+    )
+    assert host.status_code == 303
+    game_id = host.headers["location"].rsplit("/", 1)[1]
+    page = client.get(f"/games/{game_id}").text
+    assert "this browser loses the seat" in page  # said before the link is used
+    link = re.search(r'id="resume-link" readonly value="([^"]+)"', page)
+    assert link
+    path = link.group(1).removeprefix("http://testserver")
 
-
-def test_the_resume_link_gives_another_browser_the_seat(client: TestClient) -> None:
-    game_id, ann = create(client)
-    act(client, game_id, ann, "start")
     other = TestClient(client.app)
-    other.get(f"/games/{game_id}/resume/{ann}", follow_redirects=False)
-    page = other.get(f"/games/{game_id}")
-    assert 'data-key="r"' in page.text
-    stranger = TestClient(client.app)
-    stranger.get(f"/games/{game_id}/resume/forged", follow_redirects=False)
-    assert 'data-key="r"' not in stranger.get(f"/games/{game_id}").text
-    assert "You are watching this game." in stranger.get(f"/games/{game_id}").text
+    asked = other.get(path)
+    assert "Continue here" in asked.text
+    assert 'data-key="r"' in client.get(f"/games/{game_id}").text  # a look moves nothing
+    moved = other.post(path, data={"csrf_token": csrf(other)}, follow_redirects=False)
+    assert moved.status_code == 303
+    assert 'data-key="r"' in other.get(f"/games/{game_id}").text
+
+    old = client.get(f"/games/{game_id}").text
+    assert 'data-key="r"' not in old
+    assert "Your seat has moved to another device" in old
+    refused = client.post(f"/games/{game_id}/roll", data={"csrf_token": csrf(client)})
+    assert refused.status_code == 403
+    again = TestClient(client.app)
+    assert "has been used already" in again.get(path).text
+    again.post(path, data={"csrf_token": csrf(again)})
+    assert 'data-key="r"' not in again.get(f"/games/{game_id}").text
+    assert 'data-key="r"' in other.get(f"/games/{game_id}").text
+
+
+def csrf(client: TestClient) -> str:
+    match = re.search(r'data-csrf-token="([^"]+)"', client.get("/").text)
+    assert match
+    return match.group(1)
 
 
 def test_advice_is_not_given_to_other_seats(client: TestClient) -> None:

@@ -129,7 +129,7 @@ def test_hold_score_and_reload_keep_the_state(make_client: Callable[..., TestCli
     assert 'aria-pressed="true"' in reloaded.text
     scored = post(client, f"/games/{game_id}/score", box="full_house", turn=0, roll=1)
     assert scored.status_code == 200
-    assert '<td class="used">25</td>' in scored.text
+    assert '<td class="used fresh">25</td>' in scored.text  # just recorded: highlighted
     assert "Round 2 of 13" in scored.text
 
 
@@ -169,7 +169,8 @@ def test_auto_confirm_countdown_after_the_third_roll(client: TestClient) -> None
     assert 'hx-trigger="penta:auto"' in html
     done = post(client, f"/games/{game_id}/auto", turn=0, roll=3)
     assert done.status_code == 200
-    assert done.text.count('<td class="used">') == 1
+    assert done.text.count('<td class="used fresh">') == 1
+    assert "Time's up: the computer scored" in done.text  # what happened, in words
 
 
 def test_player_names_are_escaped(client: TestClient) -> None:

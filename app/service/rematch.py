@@ -1,0 +1,127 @@
+"""The rematch after a finished game, as an offer that each player takes up or declines.
+
+A player offers: a new game waits, with them as its host and the computer seats kept. Every
+other player sees the offer on the finished game's page and joins (taking a seat in the new
+game, held by the same secret) or declines. The offerer starts the new game from its lobby
+when they like, with whoever joined; its turn timer starts with its first turn, as any game's.
+"""
+
+from __future__ import annotations
+
+import secrets
+from typing import TYPE_CHECKING
+
+from sqlalchemy.orm import Session
+
+from app.rules import MAX_PLAYERS, Game
+from app.service.errors import ConflictError, ForbiddenError
+from app.service.records import load_game, seat_of
+from app.service.views import GameView
+from app.store.models import GameRecord, GameStatus, PlayerRecord, RematchAnswer
+from app.store.snapshots import Snapshot, snapshot_of
+
+if TYPE_CHECKING:
+    from app.service.lobby import Lobby
+
+
+class Rematches:
+    """Offers and answers; every change is one write transaction, then announced."""
+
+    def __init__(self, lobby: Lobby) -> None:
+        self.lobby = lobby
+
+    def offer(self, game_id: str, secret: str | None) -> str:
+        """Offer a rematch of a finished game: the id of the new, waiting game. A second offer
+        (by anyone) gets the rematch already offered, changing nothing."""
+        with self.lobby.database.writing() as session:
+            kept = self.lobby._snapshot(session.connection(), game_id)
+            record = _finished(session, game_id)
+            seat = _seat(record, secret)
+            if record.rematch_id is not None:
+                return record.rematch_id
+            offerer = record.players[seat]
+            # A new game, so new dice: its server seed is committed to from now on, and the
+            # people's seeds are given as they join and start (docs/fairness.md).
+            server_seed = self.lobby.dice.new_server_seed()
+            rematch = GameRecord(
+                id=secrets.token_urlsafe(8),
+                status=GameStatus.WAITING.value,
+                turn_seconds=record.turn_seconds,
+                server_seed=server_seed.hex() if server_seed is not None else None,
+            )
+            rematch.players.append(
+                PlayerRecord(seat=0, name=offerer.name, secret_hash=offerer.secret_hash)
+            )
+            for player in record.players:
+                if player.computer:
+                    rematch.players.append(
+                        PlayerRecord(seat=len(rematch.players), name=player.name, computer=True)
+                    )
+            session.add(rematch)
+            record.rematch_id = rematch.id
+            offerer.rematch = RematchAnswer.OFFERED.value
+            changed = _bump(session, kept, record, rematch)
+        for snapshot in changed:
+            self.lobby._committed(snapshot)
+        return rematch.id
+
+    def answer(self, game_id: str, secret: str | None, *, join: bool) -> GameView:
+        """Join the offered rematch (a seat in its lobby) or decline it; the finished game as
+        it is then. 409 without an offer, once the rematch has started or is full, or for a
+        player who has already joined."""
+        with self.lobby.database.writing() as session:
+            kept = self.lobby._snapshot(session.connection(), game_id)
+            record = _finished(session, game_id)
+            player = record.players[_seat(record, secret)]
+            if record.rematch_id is None:
+                raise ConflictError("no_rematch", "nobody has offered a rematch")
+            if player.rematch in (RematchAnswer.OFFERED, RematchAnswer.JOINED):
+                raise ConflictError("rematch_joined", "you are in the rematch already")
+            rematch = load_game(session, record.rematch_id, with_actions=False)
+            if join:
+                if rematch.status != GameStatus.WAITING:
+                    raise ConflictError("already_started", "the game has already started")
+                if len(rematch.players) >= MAX_PLAYERS:
+                    raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
+                rematch.players.append(
+                    PlayerRecord(
+                        seat=len(rematch.players), name=player.name, secret_hash=player.secret_hash
+                    )
+                )
+                player.rematch = RematchAnswer.JOINED.value
+                changed = _bump(session, kept, record, rematch)
+            else:
+                player.rematch = RematchAnswer.DECLINED.value
+                changed = _bump(session, kept, record)
+        views = [self.lobby._committed(snapshot) for snapshot in changed]
+        return views[0]
+
+
+def _finished(session: Session, game_id: str) -> GameRecord:
+    record = load_game(session, game_id, with_actions=False)
+    if record.status != GameStatus.FINISHED:
+        raise ConflictError("not_finished", "a rematch follows a finished game")
+    return record
+
+
+def _seat(record: GameRecord, secret: str | None) -> int:
+    seat = seat_of(record, secret)
+    if seat is None:
+        raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+    return seat
+
+
+def _bump(
+    session: Session, kept: Snapshot, finished: GameRecord, rematch: GameRecord | None = None
+) -> list[Snapshot]:
+    """Move each changed game's version on (a new game starts at 1) and flush; their snapshots:
+    the finished game's from ``kept`` (its log is not read again), the waiting rematch's with
+    an empty log."""
+    finished.version += 1
+    if rematch is not None and rematch.version is not None:
+        rematch.version += 1
+    session.flush()
+    snapshots = [snapshot_of(finished, kept.state, kept)]
+    if rematch is not None:
+        snapshots.append(snapshot_of(rematch, Game.new(len(rematch.players))))
+    return snapshots
