@@ -91,7 +91,9 @@ def is_due(snapshot: Snapshot) -> bool:
     player = record.players[state.seat]
     if player.computer or player.stand_in or timer_ran_out(record):
         return True
-    return record.due_at is not None and as_utc(record.due_at) <= now()
+    # Only a box is left to choose: a due_at placed otherwise (a migration's look at every
+    # game in play, a seat taken back) plays nothing for a person who still has rolls.
+    return is_choosing(state) and record.due_at is not None and as_utc(record.due_at) <= now()
 
 
 def pending(snapshot: Snapshot) -> datetime | None:
