@@ -17,11 +17,13 @@ SEED = bytes(range(32))
 def game_row(status: str) -> GameRow:
     moment = datetime(2026, 12, 1, tzinfo=UTC)
     seats = (
-        SeatRow("g1", 0, "Ann", False, "hash", None, False, False, "ann"),
-        SeatRow("g1", 1, "Computer 1", True, None, None, False, False, None),
-        SeatRow("g1", 2, "Bob", False, "hash", None, False, False, "bob"),
+        SeatRow("g1", 0, "Ann", False, "hash", None, False, False, "ann", False, None, None),
+        SeatRow("g1", 1, "Computer 1", True, None, None, False, False, None, False, None, None),
+        SeatRow("g1", 2, "Bob", False, "hash", None, False, False, "bob", False, None, None),
     )
-    return GameRow("g1", status, 3, None, None, SEED.hex(), None, None, None, moment, moment, seats)
+    return GameRow(
+        "g1", status, 3, None, None, SEED.hex(), None, None, None, None, moment, moment, seats
+    )
 
 
 @pytest.mark.parametrize("status", ["waiting", "playing"])

@@ -15,7 +15,12 @@ from pathlib import Path
 import pytest
 
 from app import __version__
+from app.store.migrate import head_revision
 from tests.live_server import ROOT, TEST_SECRET_KEY, _free_port
+
+HEAD = head_revision()
+"""The newest schema revision this version knows (the migration files are named after it)."""
+assert sorted((ROOT / "migrations" / "versions").glob("0*.py"))[-1].name.startswith(HEAD)
 
 
 def penta(*arguments: str, timeout: float = 60, **env: str) -> subprocess.CompletedProcess[str]:
@@ -114,13 +119,13 @@ def test_a_data_folder_that_cannot_be_made_is_one_line_too(tmp_path: Path) -> No
 
 def test_a_database_from_a_newer_penta_is_refused_untouched(tmp_path: Path) -> None:
     data = {"PENTA_DATA_DIR": str(tmp_path)}
-    assert penta("migrate", **data).stdout == "database at schema revision 0002\n"
+    assert penta("migrate", **data).stdout == f"database at schema revision {HEAD}\n"
     with sqlite3.connect(tmp_path / "penta.db") as connection:
         connection.execute("UPDATE alembic_version SET version_num = '0099'")
     for command in ("serve", "migrate"):
         assert one_line_refusal(penta(command, **data)) == (
             "penta: the database was written by a newer Penta (schema revision 0099, this "
-            "version knows up to 0002): run that newer version again, or `penta restore` a "
+            f"version knows up to {HEAD}): run that newer version again, or `penta restore` a "
             "backup taken with this one"
         )
     with sqlite3.connect(tmp_path / "penta.db") as connection:
@@ -212,7 +217,7 @@ def test_a_backup_from_a_newer_penta_is_refused_before_anything_is_replaced(
     before = (tmp_path / "data" / "penta.db").read_bytes()
     assert one_line_refusal(penta("restore", str(newer / "penta.db"), **data)) == (
         f"penta: the backup {newer / 'penta.db'} was taken by a newer Penta (schema revision "
-        "0099, this version knows up to 0002): restore it with that version"
+        f"0099, this version knows up to {HEAD}): restore it with that version"
     )
     assert (tmp_path / "data" / "penta.db").read_bytes() == before
     assert not list((tmp_path / "data").glob("penta-before-restore-*"))
