@@ -78,7 +78,8 @@ def assert_answered(response: httpx.Response, *sent: str) -> None:
         assert alert, f"{response.status_code} without a message: {response.text[:300]}"
         assert alert.group(1).strip()
     for text in sent:
-        if "<" in text:
+        # A short text with a "<" ("<", "<p") is in any page: only markup is telling.
+        if "<" in text and len(text.strip()) >= 4:
             assert text not in response.text, "the input came back unescaped"
 
 
