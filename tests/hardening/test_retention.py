@@ -114,17 +114,11 @@ def test_a_restart_with_three_thousand_games_in_play_keeps_answering(
     with sqlite3.connect(database) as connection:
         for number in range(3000):
             copy = f"copy{number:05d}"
-            connection.execute(
-                "INSERT INTO games SELECT ?, status, version, turn_seconds, rematch_id,"
-                " started_at, finished_at, turn_started_at, created_at, updated_at"
-                " FROM games WHERE id = ?",
-                (copy, model),
-            )
-            for table in ("players", "actions"):
+            for table, key in (("games", "id"), ("players", "game_id"), ("actions", "game_id")):
                 columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
-                chosen = ", ".join("?" if column == "game_id" else column for column in columns)
+                chosen = ", ".join("?" if column == key else column for column in columns)
                 connection.execute(
-                    f"INSERT INTO {table} SELECT {chosen} FROM {table} WHERE game_id = ?",
+                    f"INSERT INTO {table} SELECT {chosen} FROM {table} WHERE {key} = ?",
                     (copy, model),
                 )
     server.log = server.log_path.open("a")
