@@ -6,6 +6,7 @@ tests/live/test_table_live.py against a real server.
 
 from __future__ import annotations
 
+import threading
 import time
 
 from fastapi.testclient import TestClient
@@ -183,3 +184,21 @@ def test_a_player_who_returns_while_the_hand_over_is_written_keeps_the_seat(make
         record = session.get(GameRecord, game_id)
         assert record is not None
         assert [row.kind for row in record.actions][-2:] == ["stand_in", "return"]
+
+
+def test_a_hand_over_waits_in_a_thread_while_another_change_holds_the_database(
+    make_client,
+) -> None:
+    # The route runs on the event loop, where the store refuses to wait for the write lock:
+    # like every move, the hand-over must then wait in a worker thread, not answer 503.
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (_ann, bob) = friends(client, "Ann", "Bob")
+    lock = client.app.state.service.database._write_lock  # type: ignore[attr-defined]
+    assert lock.acquire(timeout=5)
+    releaser = threading.Timer(0.3, lock.release)
+    releaser.start()
+    try:
+        game = hand_over(client, game_id, bob, 0, 200)
+    finally:
+        releaser.join()
+    assert game["players"][0]["stand_in"] is True
