@@ -80,12 +80,15 @@ class StandIns:
             if not player.stand_in:  # another tab of theirs took it back first
                 raise _NothingToDo
             player.stand_in = False
-            # The player's own deadlines again (a turn timer, a box to choose), from now.
+            # The player's own deadlines again (a turn timer, a box to choose), from now;
+            # or, when another seat is to move, that seat's (a computer's step stays due).
             started = record.turn_started_at
+            state = self.games.get(game_id).state
+            to_move = None if state.seat is None else record.players[state.seat]
             record.due_at = self.games.deadlines.next_due(
-                self.games.get(game_id).state,
+                state,
                 playing=record.status == GameStatus.PLAYING,
-                computer_to_move=False,
+                computer_to_move=to_move is not None and (to_move.computer or to_move.stand_in),
                 turn_seconds=record.turn_seconds,
                 turn_started_at=as_utc(started) if started else None,
                 moment=now(),

@@ -202,3 +202,23 @@ def test_a_hand_over_waits_in_a_thread_while_another_change_holds_the_database(
     finally:
         releaser.join()
     assert game["players"][0]["stand_in"] is True
+
+
+def test_a_player_who_returns_while_a_computer_is_to_move_leaves_the_computer_due(
+    make_client,
+) -> None:
+    # Bob takes his seat back while the computer seat is to move: the game stays due for
+    # the computer's step (else, after a restart, nobody would ever play it).
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (ann, bob) = friends(client, "Ann", "Bob", computer=True)
+    state = client.app.state  # type: ignore[attr-defined]
+    act(client, game_id, ann, "roll", {"hold": []})
+    act(client, game_id, ann, "score", {"box": "chance"})
+    hand_over(client, game_id, ann, 1, 200)
+    for _step in range(10):  # the stand-in plays Bob's turn (asked at once, not at its pace)
+        if client.get(f"/api/v1/games/{game_id}").json()["turn"] == 2:
+            break
+        state.service.play_due(game_id)
+    assert client.get(f"/api/v1/games/{game_id}").json()["turn"] == 2, "the computer's turn"
+    assert state.stand_ins.take_back(game_id, bob) is not None
+    assert game_id in dict(state.service.due_games()), "the computer seat is still due"
