@@ -14,7 +14,7 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import object_session
 
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
-from app.service.games import GameService
+from app.service.games import ABANDONED_MESSAGE, GameService
 from app.service.presence import Presence
 from app.service.records import as_utc, now, seat_of
 from app.service.views import GameView
@@ -110,6 +110,8 @@ def _require_playing(record: GameRecord) -> None:
         raise ConflictError("not_started", "the game has not started yet")
     if record.status == GameStatus.FINISHED:
         raise ConflictError("finished", "the game is over")
+    if record.status == GameStatus.ABANDONED:
+        raise ConflictError("abandoned", ABANDONED_MESSAGE)
 
 
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
 from app.service.reactions import BURST, REACTIONS
+from app.service.retention import RetentionSweeper
 from app.store.log import replay
 from app.store.models import ActionRecord, GameRecord
 from tests.web.helpers import act, auth
@@ -222,3 +224,24 @@ def test_a_player_who_returns_while_a_computer_is_to_move_leaves_the_computer_du
     assert client.get(f"/api/v1/games/{game_id}").json()["turn"] == 2, "the computer's turn"
     assert state.stand_ins.take_back(game_id, bob) is not None
     assert game_id in dict(state.service.due_games()), "the computer seat is still due"
+
+
+def test_the_seat_of_a_game_closed_as_abandoned_is_not_handed_over(make_client) -> None:
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (_ann, bob) = friends(client, "Ann", "Bob")
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.updated_at = datetime.now(UTC) - timedelta(days=30)
+    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    closed = client.get(f"/api/v1/games/{game_id}").json()
+    assert closed["status"] == "abandoned"
+    refused = hand_over(client, game_id, bob, 0, 409)
+    assert refused["error"] == {
+        "code": "abandoned",
+        "message": "this game was closed after a long pause",
+    }
+    after = client.get(f"/api/v1/games/{game_id}").json()
+    assert (after["version"], after["players"][0]["stand_in"]) == (closed["version"], False)
+    assert game_id not in dict(service.due_games())
