@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from app.rules import (
     Action,
@@ -214,15 +214,6 @@ class GameService(Lobby):
         with self.database.read_connection() as connection:
             for game_id in game_ids[: self.snapshots.size]:
                 self.snapshots.load(connection, game_id)
-
-    def playing_games(self) -> list[str]:
-        """The ids of every game being played."""
-        with self.database.reading() as session:
-            return list(
-                session.scalars(
-                    select(GameRecord.id).where(GameRecord.status == GameStatus.PLAYING)
-                )
-            )
 
     # -- play ----------------------------------------------------------------------------
 
