@@ -245,3 +245,34 @@ def test_the_seat_of_a_game_closed_as_abandoned_is_not_handed_over(make_client) 
     after = client.get(f"/api/v1/games/{game_id}").json()
     assert (after["version"], after["players"][0]["stand_in"]) == (closed["version"], False)
     assert game_id not in dict(service.due_games())
+
+
+def test_a_player_back_after_the_third_roll_gets_the_auto_confirm_deadline(make_client) -> None:
+    # The computer stood in but has not chosen yet; Ann comes back: the box is hers to choose
+    # within the rule's time, then the server records it for her as for anyone (deadline).
+    client = make_client(
+        absent_seconds=0.001,
+        computer_pace_seconds=3600,
+        auto_confirm_seconds=0.5,
+        auto_confirm_grace_seconds=0.2,
+    )
+    game_id, (ann, bob) = friends(client, "Ann", "Bob")
+    for _roll in range(3):
+        act(client, game_id, ann, "roll", {"hold": []})
+    hand_over(client, game_id, bob, 0, 200)
+    state = client.app.state  # type: ignore[attr-defined]
+    back = state.stand_ins.take_back(game_id, ann)
+    assert back is not None
+    assert back.deadline is not None
+    left = (back.deadline - datetime.now(UTC)).total_seconds()
+    assert 0 < left <= 0.5
+    deadline = time.monotonic() + 20
+    game = client.get(f"/api/v1/games/{game_id}").json()
+    while game["turn"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        game = client.get(f"/api/v1/games/{game_id}").json()
+    assert game["turn"] == 1, "the server recorded Ann's box at the deadline"
+    with state.service.database.reading() as session:
+        rows = session.query(ActionRecord).filter_by(game_id=game_id).all()
+        assert [row.kind for row in rows][-3:] == ["stand_in", "return", "score"]
+        assert rows[-1].reason == "deadline"
