@@ -1,7 +1,7 @@
 """Handing an absent player's seat to the computer, and the player taking it back.
 
 When the player to move has had no page open for a while, any other seated player may let
-the computer play that seat (the runner then plays it as a computer seat) until its player
+the computer play that seat (the scheduler then plays it as a computer seat) until its player
 opens the game again. Both hand-overs are logged in the game's action log as entries that
 the rules' replay skips, so replay stays deterministic.
 """
