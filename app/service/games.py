@@ -35,7 +35,7 @@ from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooManyError
 from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
 from app.service.lobby import Lobby
-from app.service.records import as_utc, now, seat_of
+from app.service.records import ABANDONED_MESSAGE, as_utc, now, seat_of
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.models import GameRecord, GameStatus, Reason
@@ -51,7 +51,6 @@ from app.store.snapshots import (
 from app.strategy import StrategyProvider
 
 MAX_HOLDS_PER_TURN = 40
-ABANDONED_MESSAGE = "this game was closed after a long pause"
 
 
 @dataclass(frozen=True)

@@ -14,9 +14,9 @@ from sqlalchemy import func, select
 from sqlalchemy.orm import object_session
 
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
-from app.service.games import ABANDONED_MESSAGE, GameService
+from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import as_utc, now, seat_of
+from app.service.records import ABANDONED_MESSAGE, as_utc, now, seat_of
 from app.service.views import GameView
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
 
