@@ -35,7 +35,13 @@ from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooManyError
 from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
 from app.service.lobby import Lobby
-from app.service.records import ABANDONED_MESSAGE, as_utc, now, seat_of
+from app.service.records import (
+    ABANDONED_MESSAGE,
+    as_utc,
+    now,
+    require_not_abandoned,
+    seat_of,
+)
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.models import GameRecord, GameStatus, Reason
@@ -142,6 +148,7 @@ class GameService(Lobby):
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
             if record.status == GameStatus.FINISHED:
                 raise ConflictError("finished", "the game is over")
+            require_not_abandoned(record)
             player = record.players[seat]
             player.hints = enabled
             player.used_hints = player.used_hints or enabled

@@ -17,9 +17,11 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from app.rules import Scoresheet
+from app.service.errors import ConflictError
 from app.service.games import GameService
 from app.service.retention import RetentionSweeper
 from app.store.models import GameRecord
@@ -286,3 +288,23 @@ def test_a_game_closed_as_abandoned_is_no_longer_due(
     assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "abandoned"
     assert game_id not in dict(service.due_games())
     assert service.play_due(game_id) is None, "the scheduler's next look plays nothing"
+
+
+def test_hints_cannot_be_turned_on_in_a_game_closed_as_abandoned(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # A closed game takes no change: turning hints on would still mark its result.
+    client = make_client(abandon_after_days=0)
+    game_id, token, _game = started_game(client)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.updated_at = datetime.now(UTC) - timedelta(days=30)
+    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    version = client.get(f"/api/v1/games/{game_id}").json()["version"]
+    with pytest.raises(ConflictError) as refused:
+        service.set_hints(game_id, token, True)
+    assert refused.value.code == "abandoned"
+    after = service.get(game_id)
+    assert (after.version, after.players[0].used_hints) == (version, False)
