@@ -53,6 +53,9 @@ def app(tmp_path_factory: pytest.TempPathFactory, strategy_table: Path) -> Itera
         strategy_table=strategy_table,
         secret_key=TEST_SECRET_KEY,
         rate_limit_per_minute=0,
+        actions_per_minute=0,  # a thousand cases from one address: not what is tested here
+        seat_actions_per_minute=0,
+        allowed_hosts="testserver",  # the host schemathesis's ASGI client names
     )
     application = create_app(settings)
     yield application
