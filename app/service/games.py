@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Connection, select
+from sqlalchemy import Connection
 
 from app.rules import (
     Action,
@@ -35,7 +35,13 @@ from app.service.dice import DiceSource, roll
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooManyError
 from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
 from app.service.lobby import Lobby
-from app.service.records import as_utc, now, seat_of
+from app.service.records import (
+    ABANDONED_MESSAGE,
+    as_utc,
+    now,
+    require_not_abandoned,
+    seat_of,
+)
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.models import GameRecord, GameStatus, Reason
@@ -51,7 +57,6 @@ from app.store.snapshots import (
 from app.strategy import StrategyProvider
 
 MAX_HOLDS_PER_TURN = 40
-ABANDONED_MESSAGE = "this game was closed after a long pause"
 
 
 @dataclass(frozen=True)
@@ -143,6 +148,7 @@ class GameService(Lobby):
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
             if record.status == GameStatus.FINISHED:
                 raise ConflictError("finished", "the game is over")
+            require_not_abandoned(record)
             player = record.players[seat]
             player.hints = enabled
             player.used_hints = player.used_hints or enabled
@@ -214,15 +220,6 @@ class GameService(Lobby):
         with self.database.read_connection() as connection:
             for game_id in game_ids[: self.snapshots.size]:
                 self.snapshots.load(connection, game_id)
-
-    def playing_games(self) -> list[str]:
-        """The ids of every game being played."""
-        with self.database.reading() as session:
-            return list(
-                session.scalars(
-                    select(GameRecord.id).where(GameRecord.status == GameStatus.PLAYING)
-                )
-            )
 
     # -- play ----------------------------------------------------------------------------
 

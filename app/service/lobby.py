@@ -20,6 +20,7 @@ from app.service.records import (
     new_secret,
     now,
     require_host,
+    require_not_abandoned,
     require_waiting,
     seat_of,
 )
@@ -161,6 +162,7 @@ class Lobby:
             snapshot = self._snapshot(connection, game_id)
             record = snapshot.record
             require_host(record, secret)
+            require_not_abandoned(record)
             if record.status != GameStatus.WAITING:
                 raise ConflictError("already_started", "the game has already started")
             moment = now()

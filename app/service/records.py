@@ -16,6 +16,7 @@ from app.store.models import GameRecord, GameStatus
 from app.store.rows import GameRow
 
 MAX_NAME_LENGTH = 32
+ABANDONED_MESSAGE = "this game was closed after a long pause"
 TURN_TIMERS = (None, 30, 60, 120)
 
 
@@ -88,7 +89,14 @@ def require_host(record: GameRow | GameRecord, secret: str | None) -> None:
 
 
 def require_waiting(record: GameRow | GameRecord, verb: str) -> None:
+    require_not_abandoned(record)
     if record.status != GameStatus.WAITING:
         raise ConflictError("already_started", f"cannot {verb} a game that has started")
     if len(record.players) >= MAX_PLAYERS:
         raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
+
+
+def require_not_abandoned(record: GameRow | GameRecord) -> None:
+    """Refuse any change to a game that retention closed: it says so, not "started"."""
+    if record.status == GameStatus.ABANDONED:
+        raise ConflictError("abandoned", ABANDONED_MESSAGE)

@@ -15,7 +15,7 @@ from sqlalchemy.orm import Session
 
 from app.rules import MAX_PLAYERS, Game
 from app.service.errors import ConflictError, ForbiddenError
-from app.service.records import load_game, seat_of
+from app.service.records import load_game, require_not_abandoned, seat_of
 from app.service.views import GameView
 from app.store.models import GameRecord, GameStatus, PlayerRecord, RematchAnswer
 from app.store.snapshots import Snapshot, snapshot_of
@@ -79,6 +79,7 @@ class Rematches:
                 raise ConflictError("rematch_joined", "you are in the rematch already")
             rematch = load_game(session, record.rematch_id, with_actions=False)
             if join:
+                require_not_abandoned(rematch)
                 if rematch.status != GameStatus.WAITING:
                     raise ConflictError("already_started", "the game has already started")
                 if len(rematch.players) >= MAX_PLAYERS:

@@ -48,7 +48,7 @@ class RetentionSweeper:
         return swept
 
     async def start(self) -> None:
-        """Sweep once now (before the runner looks for games in play), then every hour."""
+        """Sweep once now (before the scheduler reads the due games), then every hour."""
         if self.abandon_after is None and self.delete_after is None:
             return
         await self._sweep_in_thread()

@@ -1,7 +1,7 @@
 """Handing an absent player's seat to the computer, and the player taking it back.
 
 When the player to move has had no page open for a while, any other seated player may let
-the computer play that seat (the runner then plays it as a computer seat) until its player
+the computer play that seat (the scheduler then plays it as a computer seat) until its player
 opens the game again. Both hand-overs are logged in the game's action log as entries that
 the rules' replay skips, so replay stays deterministic.
 """
@@ -16,7 +16,7 @@ from sqlalchemy.orm import object_session
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import as_utc, now, seat_of
+from app.service.records import ABANDONED_MESSAGE, as_utc, now, seat_of
 from app.service.views import GameView
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
 
@@ -80,12 +80,15 @@ class StandIns:
             if not player.stand_in:  # another tab of theirs took it back first
                 raise _NothingToDo
             player.stand_in = False
-            # The player's own deadlines again (a turn timer, a box to choose), from now.
+            # The player's own deadlines again (a turn timer, a box to choose), from now;
+            # or, when another seat is to move, that seat's (a computer's step stays due).
             started = record.turn_started_at
+            state = self.games.get(game_id).state
+            to_move = None if state.seat is None else record.players[state.seat]
             record.due_at = self.games.deadlines.next_due(
-                self.games.get(game_id).state,
+                state,
                 playing=record.status == GameStatus.PLAYING,
-                computer_to_move=False,
+                computer_to_move=to_move is not None and (to_move.computer or to_move.stand_in),
                 turn_seconds=record.turn_seconds,
                 turn_started_at=as_utc(started) if started else None,
                 moment=now(),
@@ -107,6 +110,8 @@ def _require_playing(record: GameRecord) -> None:
         raise ConflictError("not_started", "the game has not started yet")
     if record.status == GameStatus.FINISHED:
         raise ConflictError("finished", "the game is over")
+    if record.status == GameStatus.ABANDONED:
+        raise ConflictError("abandoned", ABANDONED_MESSAGE)
 
 
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:

@@ -48,6 +48,8 @@ def close_stalled(connection: Connection, before: datetime, moment: datetime) ->
                 version=GameRecord.version + 1,
                 finished_at=moment,
                 updated_at=moment,
+                # Nothing is owed to a closed game: no turn timer, no deadline to play.
+                due_at=None,
             )
         )
     return closed

@@ -118,6 +118,7 @@ async def _stream(
     live: LiveViews = request.app.state.live_views
     presence: Presence = request.app.state.presence
     subscription = broker.subscribe(game_id)
+    hashed = hash_secret(secret) if secret else None
     presence.enter(game_id, seat)  # the reader of ``seat`` has the game open (None: watches)
     try:
         if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
@@ -134,6 +135,14 @@ async def _stream(
             if subscription.latest > seen:
                 view = await live.view(game_id, subscription.latest)
                 seen = view.version
+                if seat is not None and view.seat_of_hash(hashed) != seat:
+                    # The seat moved to another device: this reader only watches from now
+                    # on, and must not keep the seat "present" (nobody could hand it over).
+                    presence.leave(game_id, seat)
+                    seat = None
+                    presence.enter(game_id, seat)
+                    if table is not None:
+                        table.seat = None
                 async for event in render_event(view):
                     sent = True
                     yield event

@@ -16,6 +16,7 @@ from app.service.reactions import REACTIONS, Reactions
 from app.service.stand_in import StandIns
 from app.web.deps import BearerDep, CsrfDep
 from app.web.pages import BoardDep
+from app.web.patience import patiently
 from app.web.schemas import ErrorOut, GameOut
 
 router = APIRouter(include_in_schema=False)
@@ -48,7 +49,9 @@ def _reactions(request: Request) -> Reactions:
 async def hand_over(request: Request, board: BoardDep, seat: Annotated[int, Form()]) -> Response:
     """Let the computer play the absent player to move until they open the game again."""
     stand_ins = _stand_ins(request)
-    return board.act(lambda _service: stand_ins.hand_over(board.game_id, board.secret, seat))
+    return await patiently(
+        lambda: board.act(lambda _service: stand_ins.hand_over(board.game_id, board.secret, seat))
+    )
 
 
 @router.post("/games/{game_id}/reactions", dependencies=[CsrfDep], status_code=204)
@@ -78,7 +81,9 @@ async def api_hand_over(
 ) -> Response:
     """Let the computer play the player to move, who has had no page or stream open for
     `PENTA_ABSENT_SECONDS`, until they open the game again (409 `present` while they have)."""
-    view = _stand_ins(request).hand_over(game_id, token, body.seat)
+    stand_ins = _stand_ins(request)
+    # A write, as a move is: on the loop, or in a thread if the database is busy.
+    view = await patiently(lambda: stand_ins.hand_over(game_id, token, body.seat))
     answer = GameOut.of(view, str(request.base_url))
     return Response(answer.model_dump_json(), media_type="application/json")
 

@@ -16,13 +16,41 @@ SEED = bytes(range(32))
 
 def game_row(status: str) -> GameRow:
     moment = datetime(2026, 12, 1, tzinfo=UTC)
-    seats = (
-        SeatRow("g1", 0, "Ann", False, "hash", None, False, False, "ann", False, None, None),
-        SeatRow("g1", 1, "Computer 1", True, None, None, False, False, None, False, None, None),
-        SeatRow("g1", 2, "Bob", False, "hash", None, False, False, "bob", False, None, None),
-    )
+
+    def seat(number: int, name: str, *, computer: bool = False, seed: str | None = None) -> SeatRow:
+        return SeatRow(
+            game_id="g1",
+            seat=number,
+            name=name,
+            computer=computer,
+            secret_hash=None if computer else "hash",
+            final_total=None,
+            hints=False,
+            used_hints=False,
+            client_seed=seed,
+            stand_in=False,
+            rematch=None,
+            moved_hash=None,
+        )
+
     return GameRow(
-        "g1", status, 3, None, None, SEED.hex(), None, None, None, None, moment, moment, seats
+        id="g1",
+        status=status,
+        version=3,
+        turn_seconds=None,
+        rematch_id=None,
+        server_seed=SEED.hex(),
+        started_at=None,
+        finished_at=None,
+        turn_started_at=None,
+        due_at=None,
+        created_at=moment,
+        updated_at=moment,
+        players=(
+            seat(0, "Ann", seed="ann"),
+            seat(1, "Computer 1", computer=True),
+            seat(2, "Bob", seed="bob"),
+        ),
     )
 
 

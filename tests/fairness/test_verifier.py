@@ -17,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.fairness import commitment
+from app.fairness.verifier import check
 from app.service.games import GameService
 from app.settings import ROOT
 from tests.fairness.play import docs_verifier, play_to_the_end, post, write_docs_verifier
@@ -135,3 +136,26 @@ def test_the_docs_print_the_verifier_the_app_runs() -> None:
     module = (ROOT / "app" / "fairness" / "verifier.py").read_text()
     assert module.endswith(docs_verifier())
     assert module.startswith('"""')
+
+
+def test_every_roll_still_verifies_after_a_seat_is_handed_over_and_taken_back(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # The hand-over and the return are logged between rolls but are no rolls: the roll
+    # numbers the server deals from and those the log shows must not shift by them.
+    client = make_client(absent_seconds=0.001, **IDLE_RUNNER)
+    state = client.app.state  # type: ignore[attr-defined]
+    service: GameService = state.service
+    created = post(client, "/api/v1/games", body={"name": "Ann"})
+    game_id, ann = created["game"]["id"], created["token"]
+    bob = post(client, f"/api/v1/games/{game_id}/players", body={"name": "Bob"})["token"]
+    post(client, f"/api/v1/games/{game_id}/start", ann)
+    post(client, f"/api/v1/games/{game_id}/roll", ann, {"hold": []})
+    post(client, f"/api/v1/games/{game_id}/stand-in", bob, {"seat": 0})
+    while client.get(f"/api/v1/games/{game_id}").json()["turn"] == 0:
+        service.play_for_computer(game_id)  # the computer finishes Ann's turn
+    assert state.stand_ins.take_back(game_id, ann) is not None
+    play_to_the_end(client, game_id, {0: ann, 1: bob})
+    log: dict[str, Any] = client.get(f"/api/v1/games/{game_id}/log").json()
+    assert check(log) == []
+    assert [roll["n"] for roll in log["rolls"]] == list(range(len(log["rolls"])))

@@ -131,3 +131,27 @@ def test_a_reaction_reaches_every_open_page_and_is_not_stored(server: Server) ->
         assert 'data-reaction="gg"' in reaction
         assert "<bdi>Ann</bdi>" in reaction
         assert client.get(f"/api/v1/games/{game_id}").json()["version"] == version
+
+
+def test_a_seat_moved_to_another_device_is_no_longer_present_through_the_old_page(
+    start_server: Callable[..., Server],
+) -> None:
+    # Ann's old page stays open after her seat moved: it now only watches, so it must not
+    # keep her seat "present" (the others could never hand it to the computer).
+    server = start_server(PENTA_ABSENT_SECONDS="0.3", PENTA_COMPUTER_PACE_SECONDS="3600")
+    with api(server) as client:
+        game_id, ann, bob = friends(client)
+        hand_over = f"/api/v1/games/{game_id}/stand-in"
+        old_page = browser_for(server, game_id, ann)
+        with old_page.stream("GET", f"/games/{game_id}/events?version=0") as opened:
+            received = events(opened.iter_lines())
+            assert presence(next_event(received, "table")) == ({0: "true", 1: "false"}, 0)
+            new_device = browser_for(server, game_id, None)
+            moved = new_device.post(f"/games/{game_id}/resume/{ann}", follow_redirects=False)
+            assert moved.status_code == 303
+            assert presence(next_event(received, "table")) == ({0: "false", 1: "false"}, 1)
+            time.sleep(0.4)  # away long enough, though the old page is still open
+            handed = client.post(hand_over, json={"seat": 0}, headers=bearer(bob))
+            assert handed.status_code == 200, handed.text
+            new_device.close()
+        old_page.close()

@@ -17,10 +17,13 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from app.rules import Scoresheet
+from app.service.errors import ConflictError
 from app.service.games import GameService
+from app.service.retention import RetentionSweeper
 from app.store.models import GameRecord
 from tests.live_server import Server
 from tests.web.helpers import act, auth, started_game
@@ -263,3 +266,45 @@ def test_a_late_auto_confirm_finds_it_done_and_changes_nothing(
     assert chosen.status_code == 409
     assert 'data-error-code="too_late"' in chosen.text
     assert client.get(f"/api/v1/games/{game_id}").json() == before
+
+
+def test_a_game_closed_as_abandoned_is_no_longer_due(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # A turn timer keeps a due_at on the game; once retention closes the game, nothing is
+    # owed to it any more: the scheduler must not find it at the next start (and load it).
+    client = make_client(abandon_after_days=0)
+    created = client.post("/api/v1/games", json={"name": "Ann", "turn_seconds": 120}).json()
+    game_id, token = created["game"]["id"], created["token"]
+    act(client, game_id, token, "start")
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    assert game_id in dict(service.due_games())
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.updated_at = datetime.now(UTC) - timedelta(days=30)
+    swept = RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    assert game_id in swept.abandoned
+    assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "abandoned"
+    assert game_id not in dict(service.due_games())
+    assert service.play_due(game_id) is None, "the scheduler's next look plays nothing"
+
+
+def test_hints_cannot_be_turned_on_in_a_game_closed_as_abandoned(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # A closed game takes no change: turning hints on would still mark its result.
+    client = make_client(abandon_after_days=0)
+    game_id, token, _game = started_game(client)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.updated_at = datetime.now(UTC) - timedelta(days=30)
+    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    version = client.get(f"/api/v1/games/{game_id}").json()["version"]
+    with pytest.raises(ConflictError) as refused:
+        service.set_hints(game_id, token, True)
+    assert refused.value.code == "abandoned"
+    after = service.get(game_id)
+    assert (after.version, after.players[0].used_hints) == (version, False)

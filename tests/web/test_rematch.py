@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from fastapi.testclient import TestClient
 
 from app.service.errors import ConflictError, ForbiddenError
 from app.service.games import GameService
+from app.service.retention import RetentionSweeper
+from app.store.models import GameRecord
 from tests.web.helpers import act
 
 IDLE_RUNNER = {"computer_pace_seconds": 3600}
@@ -107,3 +110,33 @@ def test_a_rematch_needs_a_finished_game(client: TestClient) -> None:
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     with pytest.raises(ConflictError, match="a rematch follows a finished game"):
         service.rematches.offer(game_id, ann)
+
+
+def test_a_rematch_closed_as_abandoned_is_refused_as_such(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # Nobody started the rematch for a week: retention closed it. Joining it, through the
+    # finished game's offer or through the lobby, says so (not "already started").
+    client = make_client(dice_script="6", **IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    game_id, (ann, bob, _cy) = finished_game(client, service)
+    rematch_id = service.rematches.offer(game_id, bob)
+    with service.database.writing() as session:
+        record = session.get(GameRecord, rematch_id)
+        assert record is not None
+        record.updated_at = datetime.now(UTC) - timedelta(days=30)
+    assert (
+        rematch_id
+        in RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep().abandoned
+    )
+    with pytest.raises(ConflictError) as refused:
+        service.rematches.answer(game_id, ann, join=True)
+    assert (refused.value.code, refused.value.message) == (
+        "abandoned",
+        "this game was closed after a long pause",
+    )
+    joined = act(client, rematch_id, "", "players", {"name": "Dee"}, status=409)
+    assert joined["error"]["code"] == "abandoned"
+    started = act(client, rematch_id, bob, "start", status=409)
+    assert started["error"]["code"] == "abandoned"
+    assert names(client, rematch_id) == ["Bob", "Computer 1"]

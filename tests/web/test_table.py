@@ -6,11 +6,14 @@ tests/live/test_table_live.py against a real server.
 
 from __future__ import annotations
 
+import threading
 import time
+from datetime import UTC, datetime, timedelta
 
 from fastapi.testclient import TestClient
 
 from app.service.reactions import BURST, REACTIONS
+from app.service.retention import RetentionSweeper
 from app.store.log import replay
 from app.store.models import ActionRecord, GameRecord
 from tests.web.helpers import act, auth
@@ -183,3 +186,93 @@ def test_a_player_who_returns_while_the_hand_over_is_written_keeps_the_seat(make
         record = session.get(GameRecord, game_id)
         assert record is not None
         assert [row.kind for row in record.actions][-2:] == ["stand_in", "return"]
+
+
+def test_a_hand_over_waits_in_a_thread_while_another_change_holds_the_database(
+    make_client,
+) -> None:
+    # The route runs on the event loop, where the store refuses to wait for the write lock:
+    # like every move, the hand-over must then wait in a worker thread, not answer 503.
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (_ann, bob) = friends(client, "Ann", "Bob")
+    lock = client.app.state.service.database._write_lock  # type: ignore[attr-defined]
+    assert lock.acquire(timeout=5)
+    releaser = threading.Timer(0.3, lock.release)
+    releaser.start()
+    try:
+        game = hand_over(client, game_id, bob, 0, 200)
+    finally:
+        releaser.join()
+    assert game["players"][0]["stand_in"] is True
+
+
+def test_a_player_who_returns_while_a_computer_is_to_move_leaves_the_computer_due(
+    make_client,
+) -> None:
+    # Bob takes his seat back while the computer seat is to move: the game stays due for
+    # the computer's step (else, after a restart, nobody would ever play it).
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (ann, bob) = friends(client, "Ann", "Bob", computer=True)
+    state = client.app.state  # type: ignore[attr-defined]
+    act(client, game_id, ann, "roll", {"hold": []})
+    act(client, game_id, ann, "score", {"box": "chance"})
+    hand_over(client, game_id, ann, 1, 200)
+    for _step in range(10):  # the stand-in plays Bob's turn (asked at once, not at its pace)
+        if client.get(f"/api/v1/games/{game_id}").json()["turn"] == 2:
+            break
+        state.service.play_due(game_id)
+    assert client.get(f"/api/v1/games/{game_id}").json()["turn"] == 2, "the computer's turn"
+    assert state.stand_ins.take_back(game_id, bob) is not None
+    assert game_id in dict(state.service.due_games()), "the computer seat is still due"
+
+
+def test_the_seat_of_a_game_closed_as_abandoned_is_not_handed_over(make_client) -> None:
+    client = make_client(**AWAY_AT_ONCE)
+    game_id, (_ann, bob) = friends(client, "Ann", "Bob")
+    service = client.app.state.service  # type: ignore[attr-defined]
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.updated_at = datetime.now(UTC) - timedelta(days=30)
+    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    closed = client.get(f"/api/v1/games/{game_id}").json()
+    assert closed["status"] == "abandoned"
+    refused = hand_over(client, game_id, bob, 0, 409)
+    assert refused["error"] == {
+        "code": "abandoned",
+        "message": "this game was closed after a long pause",
+    }
+    after = client.get(f"/api/v1/games/{game_id}").json()
+    assert (after["version"], after["players"][0]["stand_in"]) == (closed["version"], False)
+    assert game_id not in dict(service.due_games())
+
+
+def test_a_player_back_after_the_third_roll_gets_the_auto_confirm_deadline(make_client) -> None:
+    # The computer stood in but has not chosen yet; Ann comes back: the box is hers to choose
+    # within the rule's time, then the server records it for her as for anyone (deadline).
+    client = make_client(
+        absent_seconds=0.001,
+        computer_pace_seconds=3600,
+        auto_confirm_seconds=0.5,
+        auto_confirm_grace_seconds=0.2,
+    )
+    game_id, (ann, bob) = friends(client, "Ann", "Bob")
+    for _roll in range(3):
+        act(client, game_id, ann, "roll", {"hold": []})
+    hand_over(client, game_id, bob, 0, 200)
+    state = client.app.state  # type: ignore[attr-defined]
+    back = state.stand_ins.take_back(game_id, ann)
+    assert back is not None
+    assert back.deadline is not None
+    left = (back.deadline - datetime.now(UTC)).total_seconds()
+    assert 0 < left <= 0.5
+    deadline = time.monotonic() + 20
+    game = client.get(f"/api/v1/games/{game_id}").json()
+    while game["turn"] == 0 and time.monotonic() < deadline:
+        time.sleep(0.05)
+        game = client.get(f"/api/v1/games/{game_id}").json()
+    assert game["turn"] == 1, "the server recorded Ann's box at the deadline"
+    with state.service.database.reading() as session:
+        rows = session.query(ActionRecord).filter_by(game_id=game_id).all()
+        assert [row.kind for row in rows][-3:] == ["stand_in", "return", "score"]
+        assert rows[-1].reason == "deadline"
