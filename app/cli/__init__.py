@@ -27,6 +27,7 @@ from app import __version__
 from app.cli import backup as backups
 from app.cli import preflight
 from app.cli.preflight import StartupError
+from app.fairness.__main__ import DEFAULT_SERVER
 
 LOG_FORMAT = "%(levelname)s:     %(message)s"
 """uvicorn's own format, so that Penta's lines read like the server's around them."""
@@ -105,6 +106,16 @@ class _QuietHealthChecks(logging.Filter):
         )
 
 
+def _verify(arguments: argparse.Namespace) -> None:
+    """The check of docs/fairness.md against a server: exit 0 when every roll matches."""
+    from app.fairness.__main__ import verify
+
+    status, report = verify(arguments.game, arguments.server)
+    print(report, file=sys.stdout if status == 0 else sys.stderr)
+    if status:
+        raise SystemExit(status)
+
+
 def _log_to_stderr() -> None:
     """Show Penta's own INFO lines (the strategy table's load or build) beside uvicorn's."""
     handler = logging.StreamHandler()
@@ -141,7 +152,9 @@ def parser() -> argparse.ArgumentParser:
     strategy = command("strategy", _strategy_build, "the optimal strategy's table")
     strategy.add_argument("action", choices=["build"], help="build it ahead of time")
     command("version", _version, "print the versions of Penta, Python and SQLite")
-    # `penta verify` (the fairness log's check, app.fairness) joins here as one more command.
+    verify = command("verify", _verify, "recompute every roll of a finished game (its log)")
+    verify.add_argument("game", help="the game's id, or any URL of it")
+    verify.add_argument("--server", default=DEFAULT_SERVER, help="the server, for a bare game id")
     return root
 
 

@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import httpx
+import pytest
 
 from app.settings import ROOT
 from tests.fairness.play import auth, play_to_the_end, post
@@ -86,14 +87,16 @@ def test_the_seed_is_shown_only_once_the_game_is_over(
     assert seed not in log.lower()
 
 
+@pytest.mark.parametrize("program", ["app.fairness", "app.cli"], ids=["module", "penta"])
 def test_python_m_app_fairness_verify_checks_a_game_on_a_server(
-    start_server: Callable[..., Server],
+    start_server: Callable[..., Server], program: str
 ) -> None:
+    """``python -m app.fairness verify`` and the operator's ``penta verify`` alike."""
     server = start_server()
 
     def verify(*arguments: str) -> tuple[int, str]:
         result = subprocess.run(
-            [sys.executable, "-m", "app.fairness", "verify", *arguments],
+            [sys.executable, "-m", program, "verify", *arguments],
             cwd=ROOT,
             capture_output=True,
             text=True,
