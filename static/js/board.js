@@ -1,5 +1,7 @@
 // The board's feel on top of the server-rendered fragments: the whole scoresheet row selects
-// its box, dice tumble once per roll. No game logic and no HTML building here.
+// its box, dice tumble once per roll, a Penta and the upper bonus are celebrated, new dice are
+// announced, focus lands on the next sensible control, "?" shows the keys.
+// No game logic and no HTML building here: the server marks what happened.
 (function () {
   "use strict";
 
@@ -46,12 +48,90 @@
       die.style.animationDelay = -elapsed + "ms";
       die.classList.add("tumble");
     });
+    if (tray.hasAttribute("data-penta")) {
+      tray.classList.add("celebrate");
+    }
+    if (isNew) {
+      var announcer = document.getElementById("dice-announcer");
+      if (announcer) {
+        announcer.textContent = tray.dataset.announce || "";
+      }
+    }
   }
+
+  // The upper bonus: a cell that held 0 and now holds the bonus has just been reached.
+  var bonuses = null;
+
+  function celebrateBonus(sheet) {
+    var cells = sheet.querySelectorAll("tr.upper-bonus td");
+    var now = Array.prototype.map.call(cells, function (cell) {
+      return cell.textContent.trim();
+    });
+    if (bonuses !== null) {
+      cells.forEach(function (cell, seat) {
+        if (bonuses[seat] === "0" && now[seat] !== "0") {
+          cell.classList.add("celebrate");
+        }
+      });
+    }
+    bonuses = now;
+  }
+
+  // Focus: an action replaces the control that had it; give it to the same control in the
+  // new fragment (the same die), else to the next thing to do (Roll, Confirm, a box, what to
+  // do after the game). Only when the focus was in the game, so that nothing is stolen.
+  var focusKey = null;
+
+  document.addEventListener("htmx:beforeRequest", function () {
+    var active = document.activeElement;
+    focusKey = active && active.closest && active.closest("#game") ? active.dataset.key || "" : null;
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    var active = document.activeElement;
+    if (focusKey === null || (active && active !== document.body && document.contains(active))) {
+      return;
+    }
+    var candidates = [
+      focusKey ? '#dice-tray [data-key="' + focusKey + '"]:not([disabled])' : null,
+      '#dice-tray [data-key="r"]',
+      '#dice-tray [data-key="Enter"]',
+      '#scoresheet input[name="box"]',
+      "#status .after-game .primary",
+    ];
+    for (var index = 0; index < candidates.length; index += 1) {
+      var target = candidates[index] && document.querySelector(candidates[index]);
+      if (target) {
+        target.focus();
+        break;
+      }
+    }
+    focusKey = null;
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "?" || event.ctrlKey || event.metaKey || event.altKey) {
+      return;
+    }
+    if (event.target.matches && event.target.matches("input:not([type=radio]), select, textarea")) {
+      return;
+    }
+    var list = document.getElementById("shortcuts");
+    if (list) {
+      list.open = !list.open;
+      list.querySelector("summary").focus();
+      event.preventDefault();
+    }
+  });
 
   htmx.onLoad(function (content) {
     var tray = content.id === "dice-tray" ? content : content.querySelector("#dice-tray");
     if (tray) {
       tumble(tray);
+    }
+    var sheet = content.id === "scoresheet" ? content : content.querySelector("#scoresheet");
+    if (sheet) {
+      celebrateBonus(sheet);
     }
   });
 })();
