@@ -40,8 +40,11 @@ def serious_violations(page: Any, axe_source: str) -> list[str]:
     ]
 
 
-def check_every_setting(page: Any, server: Server, axe_source: str, state: str) -> list[str]:
-    """Reloads the page in each language and theme; the findings, named by where they were."""
+def check_every_setting(
+    page: Any, server: Server, axe_source: str, state: str, shots: Path | None = None
+) -> list[str]:
+    """Reloads the page in each language and theme; the findings, named by where they were.
+    With ``shots``, a screenshot of each into that folder."""
     found = []
     for code, theme in SETTINGS:
         page.context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
@@ -89,7 +92,7 @@ def test_no_serious_violation_on_any_page(
     game_url = page.url
     page.get_by_role("button", name="Roll (3 left)").click()
     page.get_by_role("button", name="Roll (2 left)").wait_for()
-    found += check_every_setting(page, server, axe_source, "game mid-turn")
+    found += check_every_setting(page, server, axe_source, "game mid-turn", artifacts)
 
     in_english(page, server)
     page.reload()
@@ -116,7 +119,7 @@ def test_no_serious_violation_on_any_page(
         page.get_by_role("button", name="Confirm turn").click()
         page.locator(f'#scoresheet tr[data-box="{box}"] td.used').wait_for()
     page.get_by_role("heading", name="Game over").wait_for()
-    found += check_every_setting(page, server, axe_source, "game over")
+    found += check_every_setting(page, server, axe_source, "game over", artifacts)
 
     page.goto(game_url + "/review")
     found += check_every_setting(page, server, axe_source, "review")
