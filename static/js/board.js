@@ -59,22 +59,28 @@
     }
   }
 
-  // The upper bonus: a cell that held 0 and now holds the bonus has just been reached.
+  // The upper bonus: a cell that held 0 and now holds the bonus has just been reached. As with
+  // the dice, a second rendering of the same sheet continues the flash (BONUS_MS, penta.css).
+  var BONUS_MS = 2400;
   var bonuses = null;
+  var reachedAt = {};
 
   function celebrateBonus(sheet) {
     var cells = sheet.querySelectorAll("tr.upper-bonus td");
-    var now = Array.prototype.map.call(cells, function (cell) {
+    var now = performance.now();
+    cells.forEach(function (cell, seat) {
+      var value = cell.textContent.trim();
+      if (bonuses !== null && bonuses[seat] === "0" && value !== "0") {
+        reachedAt[seat] = now;
+      }
+      if (reachedAt[seat] !== undefined && now - reachedAt[seat] < BONUS_MS) {
+        cell.style.animationDelay = -(now - reachedAt[seat]) + "ms";
+        cell.classList.add("celebrate");
+      }
+    });
+    bonuses = Array.prototype.map.call(cells, function (cell) {
       return cell.textContent.trim();
     });
-    if (bonuses !== null) {
-      cells.forEach(function (cell, seat) {
-        if (bonuses[seat] === "0" && now[seat] !== "0") {
-          cell.classList.add("celebrate");
-        }
-      });
-    }
-    bonuses = now;
   }
 
   // Focus: an action replaces the control that had it; give it to the same control in the

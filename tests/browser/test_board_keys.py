@@ -107,4 +107,4 @@ def test_reaching_the_upper_bonus_is_celebrated(
         page.get_by_role("button", name="Confirm turn").click()
         page.locator(f'#scoresheet tr[data-box="{box}"] td.used').wait_for()
     assert bonus.inner_text() == "35"
-    assert bonus.get_attribute("class") == "celebrate"
+    page.locator("#scoresheet tr.upper-bonus td.celebrate").wait_for()
