@@ -51,9 +51,11 @@ def check_every_setting(
         page.emulate_media(color_scheme=theme)
         page.reload()
         page.wait_for_load_state("load")
-        found += [
-            f"{state} {code} {theme}: {line}" for line in serious_violations(page, axe_source)
-        ]
+        if shots is not None:
+            name = f"{state.replace(' ', '-')}-phone-{code}-{theme}.png"
+            page.screenshot(path=str(shots / name), animations="disabled")
+        where = f"{state} {code} {theme}"
+        found += [f"{where}: {line}" for line in serious_violations(page, axe_source)]
     return found
 
 
