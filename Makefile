@@ -41,8 +41,14 @@ translations: $(VENV)/.runtime
 run: $(VENV)/.runtime translations
 	$(BIN)/penta serve --host $(HOST) --port $(PORT)
 
+## axe-core (npm) for the browser tests' accessibility checks, from package-lock.json; without
+## npm the checks are skipped and say so.
+node_modules/.installed: package.json package-lock.json
+	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund && touch $@; \
+	else echo "npm not found: tests/browser/test_accessibility.py will be skipped"; fi
+
 ## The whole suite: lint, format, types, unit/API/property tests and real-browser tests.
-test: $(VENV)/.dev translations
+test: $(VENV)/.dev translations node_modules/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy

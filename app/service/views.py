@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from functools import cached_property
 
-from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet
+from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet, is_penta
 from app.service.fairness import Fairness
 from app.service.records import as_utc, seconds_left
 from app.store.log import ScoreEntry
@@ -172,6 +172,11 @@ class GameView:
     def bonus(self) -> int:
         """The Penta bonus that scoring the current dice earns (0 or 100)."""
         return max((option.bonus for option in self.options.values()), default=0)
+
+    @property
+    def shows_penta(self) -> bool:
+        """Whether the dice on the table are five of a kind (the board celebrates it)."""
+        return self.is_playing and self.dice is not None and is_penta(self.dice)
 
     @property
     def must_sacrifice(self) -> bool:

@@ -25,7 +25,7 @@ from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, events, lobby, logs, pages, review, stats, table
+from app.web import api, errors, events, install, lobby, logs, pages, review, stats, table
 from app.web.body_limit import BodyLimitMiddleware
 from app.web.events import LiveViews
 from app.web.head import HeadMiddleware
@@ -123,6 +123,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(review.router)
     app.include_router(table.router)
     app.include_router(table.api)
+    app.include_router(install.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/docs", include_in_schema=False)

@@ -202,7 +202,7 @@
     } else if (key === "r" || key === "R") {
       handled = press('#dice-tray [data-key="r"]');
     } else if (key === "Enter" && boxSelected()) {
-      handled = press('#scoresheet [data-key="Enter"]');
+      handled = press('#dice-tray [data-key="Enter"]'); // beside Roll, for the thumb
     }
     if (handled) {
       event.preventDefault();
