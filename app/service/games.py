@@ -36,10 +36,10 @@ from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooM
 from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
 from app.service.lobby import Lobby
 from app.service.records import (
-    ABANDONED_MESSAGE,
     as_utc,
     now,
     require_not_abandoned,
+    require_playing,
     seat_of,
 )
 from app.service.views import GameView
@@ -313,12 +313,7 @@ class GameService(Lobby):
         with self.database.write_connection() as connection:
             snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
-            if record.status == GameStatus.WAITING:
-                raise ConflictError("not_started", "the game has not started yet")
-            if record.status == GameStatus.FINISHED:
-                raise ConflictError("finished", "the game is over")
-            if record.status == GameStatus.ABANDONED:
-                raise ConflictError("abandoned", ABANDONED_MESSAGE)
+            require_playing(record)
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")

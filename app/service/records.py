@@ -96,6 +96,15 @@ def require_waiting(record: GameRow | GameRecord, verb: str) -> None:
         raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
 
 
+def require_playing(record: GameRow | GameRecord) -> None:
+    """Refuse an action in a game that is not being played, saying why (409)."""
+    if record.status == GameStatus.WAITING:
+        raise ConflictError("not_started", "the game has not started yet")
+    if record.status == GameStatus.FINISHED:
+        raise ConflictError("finished", "the game is over")
+    require_not_abandoned(record)
+
+
 def require_not_abandoned(record: GameRow | GameRecord) -> None:
     """Refuse any change to a game that retention closed: it says so, not "started"."""
     if record.status == GameStatus.ABANDONED:

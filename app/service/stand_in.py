@@ -16,7 +16,7 @@ from sqlalchemy.orm import object_session
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import ABANDONED_MESSAGE, as_utc, now, seat_of
+from app.service.records import as_utc, now, require_playing, seat_of
 from app.service.views import GameView
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
 
@@ -37,7 +37,7 @@ class StandIns:
                 raise InvalidError("invalid_seat", "there is no such seat")
             if acting is None:
                 raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            _require_playing(record)
+            require_playing(record)
             player = record.players[seat]
             if seat == acting:
                 raise ConflictError("own_seat", "you cannot hand your own seat to the computer")
@@ -103,15 +103,6 @@ class StandIns:
 
 class _NothingToDo(Exception):
     """The seat was not handed over: no write."""
-
-
-def _require_playing(record: GameRecord) -> None:
-    if record.status == GameStatus.WAITING:
-        raise ConflictError("not_started", "the game has not started yet")
-    if record.status == GameStatus.FINISHED:
-        raise ConflictError("finished", "the game is over")
-    if record.status == GameStatus.ABANDONED:
-        raise ConflictError("abandoned", ABANDONED_MESSAGE)
 
 
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:
