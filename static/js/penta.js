@@ -4,6 +4,8 @@
   "use strict";
 
   var countdown = { key: null, deadline: 0, timer: null };
+  // Confirm turn sits in the dice tray beside Roll, for the thumb (it submits the scoresheet).
+  var CONFIRM = '#dice-tray [data-key="Enter"]';
 
   function boxSelected() {
     return document.querySelector('#scoresheet input[name="box"]:checked') !== null;
@@ -38,7 +40,7 @@
         return;  // someone else's turn: the countdown is shown, not acted on
       }
       // The player's selected box is theirs at the deadline; nothing selected, the computer's.
-      if (!(boxSelected() && press('#scoresheet [data-key="Enter"]'))) {
+      if (!(boxSelected() && press(CONFIRM))) {
         htmx.trigger(form, "penta:auto");
       }
     }
@@ -202,7 +204,7 @@
     } else if (key === "r" || key === "R") {
       handled = press('#dice-tray [data-key="r"]');
     } else if (key === "Enter" && boxSelected()) {
-      handled = press('#dice-tray [data-key="Enter"]'); // beside Roll, for the thumb
+      handled = press(CONFIRM);
     }
     if (handled) {
       event.preventDefault();
