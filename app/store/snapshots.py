@@ -114,7 +114,7 @@ class Snapshot:
     record: GameRow
     state: Game
     logged: int
-    """How many actions its log holds."""
+    """How many entries its log holds, seat hand-overs included (the next is numbered after)."""
     rolls: int
     """How many of them are rolls: the number of the game's next roll (see app.fairness)."""
     turn_holds: int = 0
