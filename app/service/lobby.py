@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Callable
 
 from sqlalchemy import Connection
@@ -17,6 +16,7 @@ from app.service.records import (
     clean_name,
     hash_secret,
     load_game,
+    new_game_id,
     new_secret,
     now,
     require_host,
@@ -61,7 +61,7 @@ class Lobby:
             raise InvalidError("invalid_timer", "the turn timer is off, 30, 60 or 120 seconds")
         secret = new_secret()
         moment = now()
-        game_id = secrets.token_urlsafe(8)
+        game_id = new_game_id()
         server_seed = self.dice.new_server_seed()
         host = SeatRow(
             game_id=game_id,

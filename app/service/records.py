@@ -25,6 +25,15 @@ def new_secret() -> str:
     return secrets.token_urlsafe(32)
 
 
+def new_game_id() -> str:
+    """A game's id: 64 random bits, URL-safe, never starting with ``-`` (on a command line,
+    ``penta verify -Xb3…`` would read as an option)."""
+    while True:
+        game_id = secrets.token_urlsafe(8)
+        if not game_id.startswith("-"):
+            return game_id
+
+
 def hash_secret(secret: str) -> str:
     """What the database keeps of a seat secret."""
     return hashlib.sha256(secret.encode()).hexdigest()

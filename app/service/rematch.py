@@ -8,14 +8,13 @@ when they like, with whoever joined; its turn timer starts with its first turn, 
 
 from __future__ import annotations
 
-import secrets
 from typing import TYPE_CHECKING
 
 from sqlalchemy.orm import Session
 
 from app.rules import MAX_PLAYERS, Game
 from app.service.errors import ConflictError, ForbiddenError
-from app.service.records import load_game, require_not_abandoned, seat_of
+from app.service.records import load_game, new_game_id, require_not_abandoned, seat_of
 from app.service.views import GameView
 from app.store.models import GameRecord, GameStatus, PlayerRecord, RematchAnswer
 from app.store.snapshots import Snapshot, snapshot_of
@@ -44,7 +43,7 @@ class Rematches:
             # people's seeds are given as they join and start (docs/fairness.md).
             server_seed = self.lobby.dice.new_server_seed()
             rematch = GameRecord(
-                id=secrets.token_urlsafe(8),
+                id=new_game_id(),
                 status=GameStatus.WAITING.value,
                 turn_seconds=record.turn_seconds,
                 server_seed=server_seed.hex() if server_seed is not None else None,
