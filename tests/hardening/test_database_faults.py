@@ -229,7 +229,11 @@ def test_a_full_disk_answers_moves_503_turns_health_unhealthy_and_loses_nothing(
 async def _play_moves(url: str, moves: int, games_at_once: int) -> int:
     """Play whole one-seat games through the API until ``moves`` moves are made."""
     made = 0
-    async with httpx.AsyncClient(base_url=url, timeout=60) as client:
+    # uvicorn closes a keep-alive connection after 5 idle seconds, the moment httpx (by default)
+    # would still reuse it: a request sent into that close fails with a ReadError (seen in CI).
+    # A client that lets go of idle connections first never races the server's close.
+    limits = httpx.Limits(keepalive_expiry=2.0)
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
 
         async def player() -> None:
             nonlocal made
