@@ -1,6 +1,6 @@
 """Draw the home-screen icons from the project's own SVG (static/favicon.svg) with Chromium.
 
-Run after changing the SVG: ``.venv/bin/python static/icons/make_icons.py`` (needs Playwright
+Run after changing the SVG: ``.venv/bin/python tools/make_icons.py`` (needs Playwright
 and /usr/bin/chromium, as the browser tests do). The PNGs are committed, a few KB each; the
 "maskable" one keeps the die inside the safe zone that launchers may crop to a circle.
 """
@@ -13,8 +13,9 @@ from pathlib import Path
 
 from playwright.sync_api import sync_playwright
 
-HERE = Path(__file__).resolve().parent
-SVG = (HERE.parent / "favicon.svg").read_text()
+STATIC = Path(__file__).resolve().parent.parent / "static"
+SVG = (STATIC / "favicon.svg").read_text()
+ICON_DIR = STATIC / "icons"  # the PNGs are served from there; this script is not
 CHROMIUM = os.environ.get("PENTA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 THEME = "#0f5132"  # the dice tray's green, as in the manifest
 # (file, size, the die's share of the icon, background)
@@ -38,9 +39,9 @@ def main() -> None:
                 f"<div style='width:{inner}px;height:{inner}px'>"
                 f"{SVG.replace('<svg ', f'<svg width={inner} height={inner} ')}</div></body>"
             )
-            page.screenshot(path=str(HERE / name), omit_background=background == "transparent")
+            page.screenshot(path=str(ICON_DIR / name), omit_background=background == "transparent")
             page.close()
-            print(name, (HERE / name).stat().st_size, "bytes")
+            print(name, (ICON_DIR / name).stat().st_size, "bytes")
         browser.close()
 
 
