@@ -26,3 +26,10 @@ def test_pages_load_htmx_from_this_server(client: TestClient) -> None:
     script = client.get("/static/vendor/htmx-2.0.11.min.js")
     assert script.status_code == 200
     assert 'version:"2.0.11"' in script.text
+
+
+def test_static_holds_only_what_browsers_load() -> None:
+    """Everything under static/ is served as it is: no script or source of the project's own."""
+    kinds = {path.suffix or path.name for path in VENDOR.parent.rglob("*") if path.is_file()}
+    licences = {path.name for path in VENDOR.rglob("*-LICENSE")}
+    assert kinds - licences == {".css", ".js", ".svg", ".png", ".woff2", ".md"}
