@@ -45,11 +45,15 @@ def test_the_image_runs_as_a_non_root_user_with_a_data_volume_and_a_healthcheck(
     instructions = _instructions()
     keywords = [keyword for keyword, _ in instructions]
     assert instructions[0][0] == "FROM"
-    assert instructions[0][1].endswith("-slim")
+    bases = [rest.split()[0] for keyword, rest in instructions if keyword == "FROM"]
+    assert bases == ["python:3.11-slim", "python:3.11-slim"], "a build stage, then the image"
     user = [rest for keyword, rest in instructions if keyword == "USER"]
     assert user
     assert user[-1] not in ("root", "0", "0:0")
     assert ("VOLUME", "/data") in instructions
+    last_stage = max(i for i, (keyword, _) in enumerate(instructions) if keyword == "FROM")
+    image = instructions[last_stage:]
+    assert not [rest for _, rest in image if "/opt/uv" in rest], "uv stays in the build stage"
     healthcheck = next(rest for keyword, rest in instructions if keyword == "HEALTHCHECK")
     assert "/healthz" in healthcheck
     cmd = next(rest for keyword, rest in instructions if keyword == "CMD")

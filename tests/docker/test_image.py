@@ -75,7 +75,15 @@ def image(report: Report, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         # The dependencies and the strategy table come from the cache: only the code is redone.
         assert _step_used_cache(output, "uv sync --frozen --no-dev --no-install-project")
         assert _step_used_cache(output, "python -m app.strategy build")
+        # …and the image takes them over unchanged: a deploy ships the code's layer only.
+        assert _step_used_cache(output, "COPY --from=build /opt/venv /opt/venv")
+        assert _step_used_cache(output, "COPY --from=build /opt/strategy /opt/strategy")
         assert not _step_used_cache(output, "COPY app/ app/")
+        # uv and pip's work stay in the build stage: the image holds their results only.
+        assert docker("run", "--rm", "--entrypoint", "ls", IMAGE, "/opt").split() == [
+            "strategy",
+            "venv",
+        ]
         size = int(docker("image", "inspect", "--format", "{{.Size}}", IMAGE))
         report("image size", f"{size / 1e6:.0f} MB")
         yield IMAGE
@@ -151,7 +159,7 @@ def test_a_game_played_on_a_named_volume_survives_a_container_swap(
     version = first.run_inside("penta", "version")
     assert version.startswith(f"penta {__version__} (Python 3.11.")
     logs = first.logs()
-    assert "strategy table loaded from /app/prebuilt/strategy/strategy-" in logs
+    assert "strategy table loaded from /opt/strategy/strategy-" in logs
     assert "Application startup complete." in logs
     assert "Traceback" not in logs
     assert '"GET /healthz HTTP/1.1" 200' in logs  # this test's, through the published port
