@@ -70,10 +70,13 @@ class Seat:
         self.game_id = ""
         self.token = ""
 
-    def current(self) -> tuple[str, str]:
+    def current(self, *, rolled: bool = False) -> tuple[str, str]:
+        """The game and token; with ``rolled``, dice on the table (a box can be scored)."""
         if not self.game_id or self.service.get(self.game_id).is_finished:
             view, self.token = self.service.create("Schemathesis")
             self.game_id = self.service.start(view.id, self.token).id
+        if rolled and not self.service.get(self.game_id).state.turn.has_rolled:
+            self.service.roll(self.game_id, self.token)
         return self.game_id, self.token
 
 
@@ -116,7 +119,8 @@ def _examples(
     )
     def run(case: Case, target: str) -> None:
         if mode.is_positive and target != "generated":
-            game_id, token = seat.current()
+            # A score needs dice: without them every generated box would be refused (409).
+            game_id, token = seat.current(rolled=operation.label.endswith("/score"))
             if "game_id" in (case.path_parameters or {}):
                 case.path_parameters = {**case.path_parameters, "game_id": game_id}
             takes_token = any(parameter.name == "authorization" for parameter in operation.headers)
