@@ -39,8 +39,10 @@ from app.store.snapshots import (
     write_client_seeds,
 )
 
-ChangeListener = Callable[[str, int], None]
-"""Told ``(game_id, version)`` after every committed change."""
+ChangeListener = Callable[[str, int, GameView | None], None]
+"""Told ``(game_id, version, view)`` after every committed change: ``view`` is the game as
+committed, handed over so that nobody reads it back (None where no view was made, as for a
+sweep's many games: a listener that needs it reads that version from the database)."""
 
 
 class Lobby:
@@ -242,7 +244,7 @@ class Lobby:
         self.snapshots.keep(snapshot)
         view = self._view(snapshot)
         for listener in self.listeners:
-            listener(view.id, view.version)
+            listener(view.id, view.version, view)
         return view
 
     def _view(self, snapshot: Snapshot) -> GameView:

@@ -38,7 +38,7 @@ class RetentionSweeper:
             )
         for game_id, version in swept.abandoned.items():
             for listener in self.lobby.listeners:
-                listener(game_id, version)
+                listener(game_id, version, None)
         if swept.abandoned or swept.deleted:
             logger.info(
                 "retention: %d games closed as abandoned, %d deleted",

@@ -67,7 +67,7 @@ class Scheduler:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
 
-    def notify(self, game_id: str, _version: int) -> None:
+    def notify(self, game_id: str, _version: int, _view: object = None) -> None:
         """A game changed (from any thread): be there when it next needs the server."""
         loop = self._loop
         if loop is None or loop.is_closed():

@@ -48,9 +48,16 @@ class LiveViews:
         self._renderings: OrderedDict[tuple[str, int, str, int | None], str] = OrderedDict()
         self._rendering: dict[tuple[str, int, str, int | None], asyncio.Lock] = {}
 
-    async def view(self, game_id: str, at_least: int) -> GameView:
-        """The game at ``at_least`` or newer."""
+    async def view(
+        self, game_id: str, at_least: int, published: GameView | None = None
+    ) -> GameView:
+        """The game at ``at_least`` or newer: ``published`` if it is (the view its change
+        committed, handed over by the broker), else the newest kept, else read back."""
         cached = self._views.get(game_id)
+        if published is not None and published.version >= at_least:
+            if cached is None or cached.version < published.version:
+                self._views[game_id] = published
+            return self._views[game_id]
         if cached is not None and cached.version >= at_least:
             return cached
         lock = self._locks.setdefault(game_id, asyncio.Lock())
@@ -133,7 +140,7 @@ async def _stream(
             woke = await subscription.wait_any(seen, timeout)
             sent = False
             if subscription.latest > seen:
-                view = await live.view(game_id, subscription.latest)
+                view = await live.view(game_id, subscription.latest, subscription.view)
                 seen = view.version
                 if seat is not None and view.seat_of_hash(hashed) != seat:
                     # The seat moved to another device: this reader only watches from now

@@ -45,7 +45,7 @@ def changes_of(client: TestClient) -> threading.Event:
     """An event set by the next change the service commits in any game."""
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     changed = threading.Event()
-    service.listeners.append(lambda _game_id, _version: changed.set())
+    service.listeners.append(lambda _game_id, _version, _view: changed.set())
     return changed
 
 
@@ -215,7 +215,7 @@ def test_the_same_scheduler_finishes_the_turn_of_a_player_whose_timer_ran_out(
         record.version += 1
     turn_passed = threading.Event()
     service.listeners.append(
-        lambda changed, _version: (
+        lambda changed, _version, _view: (
             changed == game_id and service.get(game_id).turn == 1 and turn_passed.set()
         )
     )

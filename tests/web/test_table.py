@@ -174,7 +174,7 @@ def test_a_player_who_returns_while_the_hand_over_is_written_keeps_the_seat(make
     game_id, (_ann, bob) = friends(client, "Ann", "Bob")
     state = client.app.state  # type: ignore[attr-defined]
 
-    def ann_opens_the_game(changed: str, _version: int) -> None:
+    def ann_opens_the_game(changed: str, _version: int, _view: object) -> None:
         # Ann's stream is counted just as the hand-over commits, after it checked presence.
         if changed == game_id and state.presence.absent_for(game_id, 0) is not None:
             state.presence.enter(game_id, 0)
