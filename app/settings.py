@@ -151,6 +151,33 @@ class Settings(BaseSettings):
         description="Seconds the player to move must have had no page of the game open before "
         "the others may hand the seat to the computer",
     )
+    bus_url: str = Field(
+        default="",
+        description="Redis URL (redis://host:6379/0) of the bus that tells every worker's live "
+        "streams of the changes made on the others, and holds the shared rate limits; empty: "
+        "one process, in-process broker and limits",
+    )
+    bus_channel: str = Field(
+        default="penta:changes",
+        min_length=1,
+        description="The Redis pub/sub channel of the bus (channels ignore the URL's database "
+        "number: instances sharing one Redis need different channels)",
+    )
+
+    bus_check_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="With the Redis bus: how often each worker compares the games its streams "
+        "watch with the database, so that a lost message delays an update by this at most "
+        "(while Redis is down they poll every second)",
+    )
+
+    @field_validator("bus_url")
+    @classmethod
+    def _redis_url(cls, value: str) -> str:
+        if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("PENTA_BUS_URL must be a redis://, rediss:// or unix:// URL")
+        return value
 
     @field_validator("secret_key")
     @classmethod

@@ -76,6 +76,12 @@ class Scheduler:
         if due is not None:
             loop.call_soon_threadsafe(self._schedule, game_id, due)
 
+    def expect(self, game_id: str, _version: int, due: datetime | None) -> None:
+        """Another worker changed a game (on the loop): be there at ``due`` too. Both may
+        look then; the step's claim lets one play it (and takes over if that one died)."""
+        if due is not None and self._wake is not None:
+            self._schedule(game_id, due)
+
     def pending(self) -> dict[str, datetime]:
         """The games the scheduler will look at, and when (for tests and health)."""
         return dict(self._due)

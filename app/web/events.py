@@ -130,7 +130,8 @@ async def _stream(
     try:
         if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
             await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
-        view = await live.view(game_id, 0)
+        # A reader who saw a newer version (on another worker) than kept here gets it read.
+        view = await live.view(game_id, seen)
         subscription.notify(view.version)
         yield "retry: 1000\n\n"
         while True:

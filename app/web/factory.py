@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__
+from app.bus.wiring import make_bus
 from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
@@ -56,10 +57,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         database, dice, strategy, deadlines, max_holds_per_turn=settings.max_holds_per_turn
     )
     broker = Broker()
-    service.listeners.append(broker.publish)
+    bus = make_bus(settings, broker, service)
+    service.listeners.append(bus.publish)
     presence = Presence(settings.absent_seconds)
     presence.listeners.append(PresenceAnnouncer(broker))
     runner = Scheduler(service)
+    bus.remote_listeners.append(runner.expect)
     sweeper = RetentionSweeper(
         service,
         abandon_after_days=settings.abandon_after_days,
@@ -73,7 +76,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         strategy.start()
         await sweeper.start()
         await runner.start()
+        await bus.start()
         yield
+        await bus.stop()
         await sweeper.stop()
         await runner.stop()
         database.dispose()
@@ -91,6 +96,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.scheduler = runner
     app.state.broker = broker
+    app.state.bus = bus
     app.state.presence = presence
     app.state.stand_ins = StandIns(service, presence)
     app.state.reactions = Reactions(service, broker)
