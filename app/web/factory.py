@@ -35,6 +35,7 @@ from app.web.limits import ActionLimitMiddleware, RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
 from app.web.server_setup import PentaApp, trusted_proxies
+from app.web.shared_limits import SharedLimits
 from app.web.stream_limits import StreamSlots
 from app.web.table_events import PresenceAnnouncer
 from app.web.templating import create_templates, render
@@ -61,6 +62,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service.listeners.append(bus.publish)
     presence = Presence(settings.absent_seconds)
     presence.listeners.append(PresenceAnnouncer(broker))
+    # With a bus, the rate limits are shared by the workers through the same Redis.
+    shared_limits = (
+        SharedLimits(settings.bus_url, settings.bus_channel) if settings.bus_url else None
+    )
     runner = Scheduler(service)
     bus.remote_listeners.append(runner.expect)
     sweeper = RetentionSweeper(
@@ -79,6 +84,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await bus.start()
         yield
         await bus.stop()
+        if shared_limits is not None:
+            await shared_limits.close()
         await sweeper.stop()
         await runner.stop()
         database.dispose()
@@ -103,13 +110,18 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.live_views = LiveViews(service)
     app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
     app.state.templates = create_templates()
-    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
+    app.state.rate_limiter = (
+        shared_limits.limiter("create", settings.rate_limit_per_minute)
+        if shared_limits
+        else RateLimiter(settings.rate_limit_per_minute)
+    )
     logs.install()
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(
         ActionLimitMiddleware,
         per_address=settings.actions_per_minute,
         per_seat=settings.seat_actions_per_minute,
+        shared=shared_limits.limiter if shared_limits else None,
     )
     app.add_middleware(
         BrowserMiddleware,
