@@ -24,7 +24,9 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path("data"), description="Folder for the database, key, table")
     database_url: str | None = Field(
-        default=None, description="SQLAlchemy URL; default a SQLite file in the data directory"
+        default=None,
+        description="SQLAlchemy URL; default a SQLite file in the data directory; for "
+        "PostgreSQL postgresql+psycopg://user@host/database (then PENTA_SECRET_KEY is required)",
     )
     secret_key: str | None = Field(
         default=None,
@@ -192,6 +194,17 @@ class Settings(BaseSettings):
             raise ValueError("PENTA_DICE_SCRIPT is for tests only: it needs PENTA_TESTING=true")
         return self
 
+    @model_validator(mode="after")
+    def _shared_key(self) -> Settings:
+        # A key generated into each worker's data folder would differ between workers (and
+        # containers): a form signed by one would be refused by the next.
+        if self.database_is_shared and not self.secret_key:
+            raise ValueError(
+                "PENTA_SECRET_KEY is required with a shared database (PENTA_DATABASE_URL "
+                "names PostgreSQL): every worker must sign with the same key"
+            )
+        return self
+
     @field_validator("public_url")
     @classmethod
     def _absolute(cls, value: str | None) -> str | None:
@@ -216,6 +229,12 @@ class Settings(BaseSettings):
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to ``<data_dir>/penta.db``."""
         return self.database_url or f"sqlite:///{self.data_dir / 'penta.db'}"
+
+    @property
+    def database_is_shared(self) -> bool:
+        """Whether the database can be shared by several processes (PostgreSQL)."""
+        url = self.database_url or ""
+        return url.startswith(("postgresql:", "postgresql+", "postgres:"))
 
     @property
     def resolved_strategy_table(self) -> Path:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Literal
 
 from sqlalchemy import Connection
@@ -168,15 +168,18 @@ class GameService(Lobby):
         if not is_due(snapshot):
             return pending(snapshot)
         with self.database.write_connection() as connection:
+            # Claimed before it is read: a game another worker is playing is skipped, not
+            # waited for; that worker schedules what follows. Looked at again a step later.
+            moment = claim_due(connection, game_id)
+            if moment is None:
+                return now() + timedelta(seconds=self.deadlines.pace)
             snapshot = self._snapshot(connection, game_id)
             record, state = snapshot.record, snapshot.state
-            if not is_due(snapshot) or state.seat is None:
-                return pending(snapshot)
-            if not claim_due(connection, game_id):
-                return pending(snapshot)
+            if not is_due(snapshot, moment) or state.seat is None:
+                return pending(snapshot, moment)
             player = record.players[state.seat]
             computer = _played_by_computer(record, state.seat)
-            ran_out = timer_ran_out(record)
+            ran_out = timer_ran_out(record, moment)
             if is_choosing(state) and not computer:
                 action: Action = Score(self._best_box(state))
             else:
@@ -191,7 +194,9 @@ class GameService(Lobby):
                 if player.stand_in
                 else reason_for(state, computer_to_move=computer, timer_ran_out=ran_out)
             )
-            snapshot = self._record(connection, snapshot, state.seat, [action], reason=reason)
+            snapshot = self._record(
+                connection, snapshot, state.seat, [action], reason=reason, moment=moment
+            )
         self._committed(snapshot)
         return snapshot.record.due_at
 
@@ -346,15 +351,17 @@ class GameService(Lobby):
         actions: list[Action],
         *,
         reason: Reason | None,
+        moment: datetime | None = None,
     ) -> Snapshot:
-        """Apply ``actions`` to the game and log them, or raise 409 having changed nothing."""
+        """Apply ``actions`` to the game and log them, or raise 409 having changed nothing.
+        ``moment`` is when (default now; the database's clock for the server's own steps)."""
         before = state = snapshot.state
         try:
             for action in actions:
                 state = state.apply(action)
         except IllegalActionError as error:
             raise ConflictError("illegal", str(error)) from None
-        moment = now()
+        moment = moment or now()
         changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
         turn_started_at = snapshot.record.turn_started_at
         if state.scored_turns != before.scored_turns:

@@ -41,7 +41,8 @@ def hash_secret(secret: str) -> str:
 
 def clean_name(name: str) -> str:
     """A player's name, trimmed; 422 when empty or too long."""
-    cleaned = " ".join(name.split())
+    # PostgreSQL's text holds no NUL: shown as the replacement character, as a bad byte is.
+    cleaned = " ".join(name.replace("\x00", "\ufffd").split())
     if not cleaned:
         raise InvalidError("invalid_name", "a name is needed")
     if len(cleaned) > MAX_NAME_LENGTH:
@@ -58,14 +59,13 @@ def as_utc(moment: datetime) -> datetime:
     return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
 
 
-def seconds_left(record: GameRow | GameRecord) -> float | None:
-    """Seconds until the turn timer of the game runs out (negative when past), or None."""
+def seconds_left(record: GameRow | GameRecord, at: datetime | None = None) -> float | None:
+    """Seconds until the turn timer of the game runs out (negative when past) at ``at``
+    (default now), or None."""
     if record.turn_seconds is None or record.turn_started_at is None:
         return None
-    started = record.turn_started_at
-    if started.tzinfo is None:  # SQLite hands back naive datetimes: they were stored in UTC
-        started = started.replace(tzinfo=UTC)
-    return record.turn_seconds - (now() - started).total_seconds()
+    started = as_utc(record.turn_started_at)
+    return record.turn_seconds - ((at or now()) - started).total_seconds()
 
 
 def load_game(session: Session, game_id: str, *, with_actions: bool = True) -> GameRecord:

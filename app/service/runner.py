@@ -110,11 +110,16 @@ class Scheduler:
 
     async def _step(self, game_id: str) -> None:
         try:
-            # On the loop, as the routes' moves: a step is a fraction of a millisecond.
-            due = self.service.play_due(game_id)
+            try:
+                # On the loop, as the routes' moves: a step is a fraction of a millisecond.
+                due = self.service.play_due(game_id)
+            except DatabaseBusyError:
+                # The database cannot be written without waiting (a lock held elsewhere, or
+                # a shared database, where every statement is a round trip): in a thread.
+                due = await to_thread.run_sync(self.service.play_due, game_id)
         except ServiceError:
             return
-        except DatabaseBusyError:  # another process holds the database: try again soon
+        except DatabaseBusyError:  # still held after waiting: try again soon
             self._schedule(game_id, _now() + timedelta(seconds=BUSY_RETRY_SECONDS))
             return
         except Exception:

@@ -18,10 +18,10 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
+from sqlalchemy import Connection, Dialect, bindparam, func, insert, literal, select, update
 
 from app.rules import Action, Game, Hold, Roll, Score
 from app.store.driver import DriverStatement
@@ -42,6 +42,9 @@ CACHE_SIZE = 4096
 # Core statements, built once: through an ORM session the same reads and writes cost three
 # times as much (its transaction, identity map and bulk paths), more than the work itself.
 _VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
+_LOCKED_VERSION = _VERSION.with_for_update()
+"""In a write: the game's row is this transaction's until it ends (SQLite compiles the
+``FOR UPDATE`` away, its ``BEGIN IMMEDIATE`` holding the whole database already)."""
 _GAME = select(GameRecord.__table__).where(GameRecord.id == bindparam("game_id"))
 _SEATS = (
     select(PlayerRecord.__table__)
@@ -87,6 +90,7 @@ class _HotStatements:
     """The statements of every move, compiled for one dialect (see :mod:`app.store.driver`)."""
 
     version: DriverStatement
+    locked_version: DriverStatement
     advance: DriverStatement
     log: DriverStatement
 
@@ -100,6 +104,7 @@ def _hot(dialect: Dialect) -> _HotStatements:
     if hot is None:
         hot = _HOT[key] = _HotStatements(
             DriverStatement(_VERSION, dialect),
+            DriverStatement(_LOCKED_VERSION, dialect),
             DriverStatement(_ADVANCE, dialect),
             DriverStatement(_LOG, dialect, column_keys=_LOGGED),
         )
@@ -135,8 +140,19 @@ class StaleWriteError(Exception):
 
 
 def current_version(connection: Connection, game_id: str) -> int | None:
-    """The game's version in the connection's transaction, or None if there is no such game."""
-    row = _hot(connection.dialect).version.fetch_one(connection, {"game_id": game_id})
+    """The game's version in the connection's transaction, or None if there is no such game.
+
+    In a write transaction (``Database.write_connection``) the game's row is locked first:
+    two workers that read then write the same game take turns, so neither plans on a version
+    the other is replacing (8 joins at once from two processes otherwise committed two
+    changes with the same version). The version check in the UPDATE stays as a backstop.
+    """
+    if not could_exist(game_id):
+        return None
+    hot = _hot(connection.dialect)
+    writing = connection.get_execution_options().get("penta_write", False)
+    statement = hot.locked_version if writing else hot.version
+    row = statement.fetch_one(connection, {"game_id": game_id})
     return None if row is None else int(row[0])
 
 
@@ -162,8 +178,16 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     )
 
 
+def could_exist(game_id: str) -> bool:
+    """Whether a game could have this id: none has a NUL, which PostgreSQL cannot even be
+    asked about (its text holds no NUL: the query would fail, not find nothing)."""
+    return "\x00" not in game_id
+
+
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
     """The game's rules actions in order (its log without hand-overs and returns)."""
+    if not could_exist(game_id):
+        return []
     return _rules_actions(connection.execute(_ACTIONS, {"game_id": game_id}).all())
 
 
@@ -223,17 +247,26 @@ def due_games(connection: Connection) -> list[tuple[str, datetime]]:
     return [(game_id, due_at) for game_id, due_at in rows if due_at is not None]
 
 
-def claim_due(connection: Connection, game_id: str) -> bool:
-    """Hold the game's row for the rest of the transaction, unless another holds it.
+def claim_due(connection: Connection, game_id: str) -> datetime | None:
+    """Hold the game's row for the rest of the transaction, unless another holds it: the
+    database's clock if claimed (the moment every worker agrees on), else None.
 
     ``FOR UPDATE SKIP LOCKED`` lets several workers share the due games on a database that has
     it (a game another worker is playing is skipped, not waited for); SQLite compiles it away,
-    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already.
+    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already, and its
+    clock is this machine's (its ``CURRENT_TIMESTAMP`` counts whole seconds).
     """
+    sqlite = connection.dialect.name == "sqlite"
+    clock = literal(None) if sqlite else func.now()
     claimed = connection.execute(
-        select(GameRecord.id).where(GameRecord.id == game_id).with_for_update(skip_locked=True)
+        select(GameRecord.id, clock)
+        .where(GameRecord.id == game_id)
+        .with_for_update(skip_locked=True)
     ).first()
-    return claimed is not None
+    if claimed is None:
+        return None
+    moment = claimed[1]
+    return datetime.now(UTC) if moment is None else moment.astimezone(UTC)
 
 
 def write_actions(
