@@ -66,7 +66,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     shared_limits = (
         SharedLimits(settings.bus_url, settings.bus_channel) if settings.bus_url else None
     )
-    runner = Scheduler(service)
+    # With several workers, each also rereads the deadlines now and then (see Scheduler).
+    runner = Scheduler(
+        service, rescan_seconds=settings.bus_check_seconds if settings.bus_url else None
+    )
     bus.remote_listeners.append(runner.expect)
     sweeper = RetentionSweeper(
         service,
