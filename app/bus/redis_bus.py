@@ -19,7 +19,7 @@ import logging
 import secrets
 import threading
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING
 
@@ -43,6 +43,16 @@ RECONNECT_MAX_SECONDS = 10.0
 """Bounds of the jittered, doubling wait between two reconnection attempts."""
 
 _JITTER = secrets.SystemRandom()
+
+
+def reconnect_waits() -> Iterator[float]:
+    """The waits between reconnection attempts: doubling from the least to the most, each
+    jittered by ±50 % so that workers cut off together do not come back together."""
+    wait = RECONNECT_MIN_SECONDS
+    while True:
+        yield wait * _JITTER.uniform(0.5, 1.5)
+        wait = min(wait * 2, RECONNECT_MAX_SECONDS)
+
 
 RemoteListener = Callable[[str, int, datetime | None], None]
 """Told ``(game_id, version, due)`` of another worker's change, on the loop."""
@@ -157,13 +167,13 @@ class RedisBus:
                 self._outgoing.clear()
 
     async def _listen(self) -> None:
-        delay = RECONNECT_MIN_SECONDS
+        waits = reconnect_waits()
         while True:
             pubsub = self._client.pubsub(ignore_subscribe_messages=True)
             try:
                 await pubsub.subscribe(self.channel)
                 self._set_subscribed(True)  # and whatever was missed while away is read
-                delay = RECONNECT_MIN_SECONDS
+                waits = reconnect_waits()
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
                     if message is not None:
@@ -175,9 +185,7 @@ class RedisBus:
             finally:
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
-            # Jittered so that workers cut off together do not come back together.
-            await asyncio.sleep(delay * _JITTER.uniform(0.5, 1.5))
-            delay = min(delay * 2, RECONNECT_MAX_SECONDS)
+            await asyncio.sleep(next(waits))
             self.counts["reconnects"] += 1
 
     def _receive(self, data: bytes | str) -> None:

@@ -11,7 +11,12 @@ import pytest
 from redis.asyncio import Redis
 
 from app.bus import redis_bus
-from app.bus.redis_bus import RedisBus
+from app.bus.redis_bus import (
+    RECONNECT_MAX_SECONDS,
+    RECONNECT_MIN_SECONDS,
+    RedisBus,
+    reconnect_waits,
+)
 from app.service.events import Broker
 from tests.redis_server import RedisServer
 
@@ -147,3 +152,14 @@ def test_with_redis_away_changes_are_dropped_and_streams_poll_the_database(
         await worker.stop()
 
     asyncio.run(scenario())
+
+
+def test_reconnections_are_spaced_doubling_jittered_and_capped() -> None:
+    waits = reconnect_waits()
+    first = [next(waits) for _ in range(40)]
+    assert all(wait >= RECONNECT_MIN_SECONDS / 2 for wait in first)
+    assert all(wait <= RECONNECT_MAX_SECONDS * 1.5 for wait in first)
+    # At most one attempt per 0.1 s at first, then fewer: 40 attempts span minutes, not seconds.
+    assert sum(first) >= sum(min(0.2 * 2**n, 10) * 0.5 for n in range(40))
+    assert sum(first[30:]) >= 10 * RECONNECT_MAX_SECONDS * 0.5
+    assert len({round(wait, 6) for wait in first[30:]}) > 1, "jittered, not in lockstep"
