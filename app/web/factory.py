@@ -61,7 +61,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     presence.listeners.append(PresenceAnnouncer(broker))
     runner = Scheduler(service)
     sweeper = RetentionSweeper(
-        service,
+        service.changes,
         abandon_after_days=settings.abandon_after_days,
         delete_after_days=settings.delete_finished_after_days,
     )
