@@ -1,5 +1,5 @@
 """Fixtures shared by the whole suite: a strategy table built once, a fresh app per test
-(on SQLite, and on PostgreSQL for the folders of ``tests.databases.IN_PROCESS_FOLDERS``)."""
+(on SQLite, and on PostgreSQL for the tests of ``tests.databases.POSTGRESQL_PATHS``)."""
 
 from __future__ import annotations
 
@@ -30,9 +30,9 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run each in-process test that builds an app once per database kind."""
     if "database_kind" not in metafunc.fixturenames:
         return
-    folder = metafunc.definition.path.relative_to(Path(__file__).parent).parts[0]
+    path = metafunc.definition.path.relative_to(Path(__file__).parent).as_posix()
     kinds = [databases.SQLITE]
-    if folder in databases.IN_PROCESS_FOLDERS and not metafunc.definition.get_closest_marker(
+    if databases.runs_on_postgresql(path) and not metafunc.definition.get_closest_marker(
         "single_kind"
     ):
         kinds = databases.kinds()

@@ -4,6 +4,12 @@ Each PostgreSQL test gets a schema of its own in a database made for the test se
 ``PENTA_TEST_POSTGRES_URL``, default the local server as user ``postgres``); both are dropped
 afterwards. Without a reachable server the PostgreSQL runs are skipped, each saying why.
 ``PENTA_TEST_DATABASES=sqlite`` (or ``postgresql``) runs one kind only.
+
+Run on both, the in-process tests would take twice as long as on SQLite alone (a PostgreSQL
+run costs about what a SQLite one does): more than the suite's budget. So by default the
+tests of the store, the service and the web layer's use of them (``POSTGRESQL_PATHS``) run on
+both, and the rest (pages, languages, form fuzzing, fairness pages) on SQLite;
+``PENTA_TEST_POSTGRESQL_EVERYWHERE=1`` runs every in-process test on both.
 """
 
 from __future__ import annotations
@@ -24,7 +30,29 @@ ADMIN_URL = os.environ.get(
 CONNECT_TIMEOUT_SECONDS = 3
 
 IN_PROCESS_FOLDERS = ("web", "service", "store", "i18n", "hardening", "fairness")
-"""The test folders whose in-process app runs on every database kind (see tests/conftest.py)."""
+"""The test folders whose in-process app can run on every database kind."""
+POSTGRESQL_PATHS = (
+    "store/",
+    "service/",
+    "web/test_api.py",
+    "web/test_multiplayer.py",
+    "web/test_deadlines.py",
+    "web/test_rematch.py",
+    "web/test_table.py",
+    "web/test_activity.py",
+    "web/test_stats.py",
+    "web/test_review.py",
+    "fairness/test_verifier.py",
+    "hardening/test_form_input.py",
+)
+"""The tests (paths under tests/) that run on PostgreSQL too by default."""
+
+
+def runs_on_postgresql(path: str) -> bool:
+    """Whether the in-process tests of ``path`` (relative to tests/) run on PostgreSQL too."""
+    if os.environ.get("PENTA_TEST_POSTGRESQL_EVERYWHERE") == "1":
+        return path.split("/")[0] in IN_PROCESS_FOLDERS
+    return path.startswith(POSTGRESQL_PATHS)
 
 
 def kinds() -> list[str]:

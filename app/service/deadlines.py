@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.rules import Game
-from app.service.records import as_utc, now, seconds_left
+from app.service.clock import as_utc, now, seconds_left
 from app.store.models import GameStatus, Reason
 from app.store.rows import GameRow
 from app.store.snapshots import Snapshot

@@ -28,12 +28,13 @@ from app.store.driver import DriverStatement
 from app.store.log import (
     ScoreEntry,
     action_row,
+    continue_activity,
     is_rules_kind,
     newer_activity,
     replay_activity,
     stored_action,
 )
-from app.store.models import ActionRecord, GameRecord, PlayerRecord, Reason
+from app.store.models import ActionRecord, GameRecord, GameStatus, PlayerRecord, Reason
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
@@ -56,6 +57,7 @@ _ACTIONS = (
     .where(ActionRecord.game_id == bindparam("game_id"))
     .order_by(ActionRecord.number)
 )
+_ACTIONS_AFTER = _ACTIONS.where(ActionRecord.number > bindparam("after"))
 _ADVANCING = (
     "version",
     "status",
@@ -156,15 +158,21 @@ def current_version(connection: Connection, game_id: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
-    """The game read in full from the database and replayed, or None if there is none."""
+def _read_row(connection: Connection, game_id: str) -> GameRow | None:
     game = connection.execute(_GAME, {"game_id": game_id}).mappings().one_or_none()
     if game is None:
         return None
     seats = tuple(
         SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
     )
-    record = GameRow(**game, players=seats)
+    return GameRow(**game, players=seats)
+
+
+def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
+    """The game read in full from the database and replayed, or None if there is none."""
+    record = _read_row(connection, game_id)
+    if record is None:
+        return None
     rows = connection.execute(_ACTIONS, {"game_id": game_id}).all()
     state, logged, activity = replay_activity(record.status, len(record.players), rows)
     actions = _rules_actions(rows)
@@ -182,6 +190,27 @@ def could_exist(game_id: str) -> bool:
     """Whether a game could have this id: none has a NUL, which PostgreSQL cannot even be
     asked about (its text holds no NUL: the query would fail, not find nothing)."""
     return "\x00" not in game_id
+
+
+def catch_up(connection: Connection, kept: Snapshot) -> tuple[Snapshot | None, int]:
+    """``kept``, an older snapshot of a game in play, brought to the game as the connection's
+    transaction sees it by reading its row and only the log entries after ``kept``'s (another
+    worker made those moves); None if the game is gone. Also how many entries were read."""
+    record = _read_row(connection, kept.record.id)
+    if record is None:
+        return None, 0
+    rows = connection.execute(_ACTIONS_AFTER, {"game_id": record.id, "after": kept.logged}).all()
+    state, logged, activity = continue_activity(kept.state, kept.logged, kept.activity, rows)
+    actions = _rules_actions(rows)
+    snapshot = Snapshot(
+        record,
+        state,
+        logged,
+        kept.rolls + _rolls(actions),
+        holds_since_turn_began(kept.turn_holds, actions),
+        activity,
+    )
+    return snapshot, len(rows)
 
 
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
@@ -362,17 +391,34 @@ def write_client_seeds(
     return replace(snapshot, record=replace(snapshot.record, players=seats))
 
 
+@dataclass
+class CacheCounts:
+    """What :class:`Snapshots` did, since it was made (for tests and benchmarks)."""
+
+    hits: int = 0
+    """Loads answered by the kept snapshot, at the game's version."""
+    catch_ups: int = 0
+    """Loads of a game kept at an older version (another process moved it on)."""
+    full_loads: int = 0
+    """Loads that read and replayed the whole log."""
+    entries_read: int = 0
+    """Log entries read by the catch-ups and the full loads."""
+
+
 class Snapshots:
     """The newest snapshot of each recent game, shared by every thread of the process."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
+        self.counts = CacheCounts()
         self._kept: OrderedDict[str, Snapshot] = OrderedDict()
         self._lock = threading.Lock()
 
     def load(self, connection: Connection, game_id: str) -> Snapshot | None:
         """The game as the connection's transaction sees it (None if there is no such game):
-        the kept snapshot when it is of the current version, else one read in full."""
+        the kept snapshot when it is of the current version; caught up from the log when it
+        is older (another worker moved the game on: only the entries after it are read,
+        not the whole log replayed); else one read in full."""
         version = current_version(connection, game_id)
         if version is None:
             return None
@@ -380,8 +426,19 @@ class Snapshots:
             kept = self._kept.get(game_id)
             if kept is not None and kept.version == version:
                 self._kept.move_to_end(game_id)
+                self.counts.hits += 1
                 return kept
-        loaded = load_snapshot(connection, game_id)
+        # A waiting game's log is empty, and a kept snapshot of it has nothing to go on from.
+        if kept is not None and kept.version < version and kept.record.status == GameStatus.PLAYING:
+            loaded, read = catch_up(connection, kept)
+            caught_up = 1
+        else:
+            loaded = load_snapshot(connection, game_id)
+            read, caught_up = (0 if loaded is None else loaded.logged), 0
+        with self._lock:
+            self.counts.catch_ups += caught_up
+            self.counts.full_loads += 1 - caught_up
+            self.counts.entries_read += read
         if loaded is not None:
             self.keep(loaded)
         return loaded

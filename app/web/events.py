@@ -21,7 +21,7 @@ from app import i18n
 from app.service.events import Broker
 from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import hash_secret
+from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.hosts import base_url

@@ -72,7 +72,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     bus.remote_listeners.append(runner.expect)
     sweeper = RetentionSweeper(
-        service,
+        service.changes,
         abandon_after_days=settings.abandon_after_days,
         delete_after_days=settings.delete_finished_after_days,
     )

@@ -14,8 +14,9 @@ from app import __version__, i18n
 from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
-from app.service.games import Expect, GameService
-from app.service.records import hash_secret
+from app.service.games import GameService
+from app.service.play import Expect
+from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.hosts import base_url

@@ -286,7 +286,7 @@ def test_a_game_closed_as_abandoned_is_no_longer_due(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
-    swept = RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    swept = RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     assert game_id in swept.abandoned
     assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "abandoned"
     assert game_id not in dict(service.due_games())
@@ -304,7 +304,7 @@ def test_hints_cannot_be_turned_on_in_a_game_closed_as_abandoned(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
-    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     version = client.get(f"/api/v1/games/{game_id}").json()["version"]
     with pytest.raises(ConflictError) as refused:
         service.set_hints(game_id, token, True)

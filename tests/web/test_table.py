@@ -234,7 +234,7 @@ def test_the_seat_of_a_game_closed_as_abandoned_is_not_handed_over(make_client) 
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
-    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     closed = client.get(f"/api/v1/games/{game_id}").json()
     assert closed["status"] == "abandoned"
     refused = hand_over(client, game_id, bob, 0, 409)
