@@ -24,7 +24,9 @@ class Settings(BaseSettings):
 
     data_dir: Path = Field(default=Path("data"), description="Folder for the database, key, table")
     database_url: str | None = Field(
-        default=None, description="SQLAlchemy URL; default a SQLite file in the data directory"
+        default=None,
+        description="SQLAlchemy URL; default a SQLite file in the data directory; for "
+        "PostgreSQL postgresql+psycopg://user@host/database (then PENTA_SECRET_KEY is required)",
     )
     secret_key: str | None = Field(
         default=None,
@@ -151,6 +153,33 @@ class Settings(BaseSettings):
         description="Seconds the player to move must have had no page of the game open before "
         "the others may hand the seat to the computer",
     )
+    bus_url: str = Field(
+        default="",
+        description="Redis URL (redis://host:6379/0) of the bus that tells every worker's live "
+        "streams of the changes made on the others, and holds the shared rate limits; empty: "
+        "one process, in-process broker and limits",
+    )
+    bus_channel: str = Field(
+        default="penta:changes",
+        min_length=1,
+        description="The Redis pub/sub channel of the bus (channels ignore the URL's database "
+        "number: instances sharing one Redis need different channels)",
+    )
+
+    bus_check_seconds: float = Field(
+        default=5.0,
+        gt=0,
+        description="With the Redis bus: how often each worker compares the games its streams "
+        "watch with the database, so that a lost message delays an update by this at most "
+        "(while Redis is down they poll every second)",
+    )
+
+    @field_validator("bus_url")
+    @classmethod
+    def _redis_url(cls, value: str) -> str:
+        if value and urlsplit(value).scheme not in ("redis", "rediss", "unix"):
+            raise ValueError("PENTA_BUS_URL must be a redis://, rediss:// or unix:// URL")
+        return value
 
     @field_validator("secret_key")
     @classmethod
@@ -163,6 +192,17 @@ class Settings(BaseSettings):
     def _test_only(self) -> Settings:
         if self.dice_script is not None and not self.testing:
             raise ValueError("PENTA_DICE_SCRIPT is for tests only: it needs PENTA_TESTING=true")
+        return self
+
+    @model_validator(mode="after")
+    def _shared_key(self) -> Settings:
+        # A key generated into each worker's data folder would differ between workers (and
+        # containers): a form signed by one would be refused by the next.
+        if self.database_is_shared and not self.secret_key:
+            raise ValueError(
+                "PENTA_SECRET_KEY is required with a shared database (PENTA_DATABASE_URL "
+                "names PostgreSQL): every worker must sign with the same key"
+            )
         return self
 
     @field_validator("public_url")
@@ -189,6 +229,12 @@ class Settings(BaseSettings):
     def resolved_database_url(self) -> str:
         """The database URL, defaulting to ``<data_dir>/penta.db``."""
         return self.database_url or f"sqlite:///{self.data_dir / 'penta.db'}"
+
+    @property
+    def database_is_shared(self) -> bool:
+        """Whether the database can be shared by several processes (PostgreSQL)."""
+        url = self.database_url or ""
+        return url.startswith(("postgresql:", "postgresql+", "postgres:"))
 
     @property
     def resolved_strategy_table(self) -> Path:

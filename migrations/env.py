@@ -19,6 +19,12 @@ def run_migrations() -> None:
         with context.begin_transaction():
             context.run_migrations()
         return
+    given = config.attributes.get("connection")
+    if given is not None:  # app.store.migrate's, holding the migration lock
+        context.configure(connection=given, target_metadata=Base.metadata, render_as_batch=True)
+        with context.begin_transaction():
+            context.run_migrations()
+        return
     engine = create_engine(url)
     with engine.connect() as connection:
         context.configure(

@@ -1,4 +1,5 @@
-"""Fixtures shared by the whole suite: a strategy table built once, a fresh app per test."""
+"""Fixtures shared by the whole suite: a strategy table built once, a fresh app per test
+(on SQLite, and on PostgreSQL for the tests of ``tests.databases.POSTGRESQL_PATHS``)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,57 @@ from fastapi.testclient import TestClient
 from app.settings import Settings
 from app.strategy import StrategyProvider
 from app.web.factory import create_app
+from tests import databases
 from tests.live_server import TEST_SECRET_KEY, Server
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers",
+        "single_kind: runs once, on the default fixtures (SQLite): a test of SQLite itself, "
+        "or one that chooses its own database",
+    )
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """Run each in-process test that builds an app once per database kind."""
+    if "database_kind" not in metafunc.fixturenames:
+        return
+    path = metafunc.definition.path.relative_to(Path(__file__).parent).as_posix()
+    kinds = [databases.SQLITE]
+    if databases.runs_on_postgresql(path) and not metafunc.definition.get_closest_marker(
+        "single_kind"
+    ):
+        kinds = databases.kinds()
+    metafunc.parametrize("database_kind", kinds, indirect=True)
+
+
+@pytest.fixture
+def database_kind(request: pytest.FixtureRequest) -> str:
+    kind: str = getattr(request, "param", databases.SQLITE)
+    return kind
+
+
+@pytest.fixture(scope="session")
+def postgres_database() -> Iterator[databases.TestDatabase]:
+    """A PostgreSQL database for this test session (skipped, saying why, without a server)."""
+    reason = databases.unreachable_reason()
+    if reason is not None:
+        pytest.skip(reason)
+    database = databases.TestDatabase()
+    yield database
+    database.drop()
+
+
+@pytest.fixture
+def database_url(database_kind: str, request: pytest.FixtureRequest) -> Iterator[str | None]:
+    """The test's database: None (SQLite, a file in the test's data folder) or the URL of a
+    fresh PostgreSQL schema, dropped after the test."""
+    if database_kind == databases.SQLITE:
+        yield None
+        return
+    database: databases.TestDatabase = request.getfixturevalue("postgres_database")
+    yield from database.schema()
 
 
 @pytest.fixture(scope="session")
@@ -27,12 +78,16 @@ def strategy_table(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture
-def make_settings(tmp_path: Path, strategy_table: Path) -> Callable[..., Settings]:
-    """Settings for a fresh database in this test's folder; keywords override."""
+def make_settings(
+    tmp_path: Path, strategy_table: Path, database_url: str | None
+) -> Callable[..., Settings]:
+    """Settings for a fresh database (in this test's folder, or a PostgreSQL schema of its
+    own); keywords override."""
 
     def make(**overrides: Any) -> Settings:
         values: dict[str, Any] = {
             "data_dir": tmp_path / "data",
+            "database_url": database_url,
             "strategy_table": strategy_table,
             "secret_key": TEST_SECRET_KEY,
             "testing": True,

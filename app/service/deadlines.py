@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from app.rules import Game
-from app.service.records import as_utc, now, seconds_left
+from app.service.clock import as_utc, now, seconds_left
 from app.store.models import GameStatus, Reason
 from app.store.rows import GameRow
 from app.store.snapshots import Snapshot
@@ -80,32 +80,33 @@ def reason_for(state: Game, *, computer_to_move: bool, timer_ran_out: bool) -> R
     return Reason.DEADLINE
 
 
-def is_due(snapshot: Snapshot) -> bool:
+def is_due(snapshot: Snapshot, at: datetime | None = None) -> bool:
     """Whether the server has to act in the game now. A computer seat, a seat the computer
     stands in for, or a person whose turn timer ran out, is played whenever asked (the
     scheduler keeps the pace, from ``due_at``); a person who has rolled three times, once the
-    auto-confirm deadline is past."""
+    auto-confirm deadline is past (at ``at``: the database's clock in a claim; default now)."""
     record, state = snapshot.record, snapshot.state
     if record.status != GameStatus.PLAYING or state.seat is None:
         return False
     player = record.players[state.seat]
-    if player.computer or player.stand_in or timer_ran_out(record):
+    if player.computer or player.stand_in or timer_ran_out(record, at):
         return True
     # Only a box is left to choose: a due_at placed otherwise (a migration's look at every
     # game in play, a seat taken back) plays nothing for a person who still has rolls.
-    return is_choosing(state) and record.due_at is not None and as_utc(record.due_at) <= now()
+    due = record.due_at
+    return is_choosing(state) and due is not None and as_utc(due) <= (at or now())
 
 
-def pending(snapshot: Snapshot) -> datetime | None:
+def pending(snapshot: Snapshot, at: datetime | None = None) -> datetime | None:
     """When the server must act in a game where nothing is due now: its ``due_at`` if that
     is still ahead, else None (a moment already past that is not due is not pending)."""
     due = snapshot.record.due_at
-    return as_utc(due) if due is not None and as_utc(due) > now() else None
+    return as_utc(due) if due is not None and as_utc(due) > (at or now()) else None
 
 
-def timer_ran_out(record: GameRow) -> bool:
-    """Whether the game's turn timer has run out for the player to move."""
-    left = seconds_left(record)
+def timer_ran_out(record: GameRow, at: datetime | None = None) -> bool:
+    """Whether the game's turn timer has run out for the player to move (at ``at``)."""
+    left = seconds_left(record, at)
     return left is not None and left <= 0
 
 

@@ -3,6 +3,9 @@
 Publishers may be any thread (the service runs in FastAPI's thread pool); subscribers are
 asyncio tasks (the event streams). A subscriber keeps only the newest version it has not
 seen: it renders the whole state anyway, so a slow reader skips, it never falls behind.
+A publisher hands over the view it just committed where it has one, so that no stream
+reads it back; a version without its view (from another worker, or a sweep) is read from
+the database by the stream.
 
 Besides versions, a game's readers can be sent *signals*, things that are not changes to the
 game: that its presence changed, or a reaction. A subscriber keeps the last few only.
@@ -13,6 +16,10 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import defaultdict, deque
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.service.views import GameView
 
 MAX_SIGNALS = 16
 """Signals a subscriber keeps unread; a slower reader loses the oldest."""
@@ -26,14 +33,20 @@ class Subscription:
         self.game_id = game_id
         self.loop = loop
         self.latest = 0
+        self.view: GameView | None = None
+        """The committed view of ``latest``, when its publisher had it (else None)."""
         self.signals: deque[object] = deque(maxlen=MAX_SIGNALS)
         self._changed = asyncio.Event()
 
-    def notify(self, version: int) -> None:
-        """Called on the subscriber's loop: remember ``version`` and wake the reader."""
+    def notify(self, version: int, view: GameView | None = None) -> None:
+        """Called on the subscriber's loop: remember ``version`` (and its ``view``, if
+        given) and wake the reader."""
         if version > self.latest:
             self.latest = version
+            self.view = view
             self._changed.set()
+        elif version == self.latest and view is not None and self.view is None:
+            self.view = view  # the version was heard of first without its view
 
     def signal(self, signal: object) -> None:
         """Called on the subscriber's loop: keep ``signal`` (once, if already kept) and wake."""
@@ -69,7 +82,7 @@ class Subscription:
 
 
 class Broker:
-    """Fans ``(game_id, version)`` out to the subscriptions of that game."""
+    """Fans ``(game_id, version, view)`` out to the subscriptions of that game."""
 
     def __init__(self) -> None:
         self._subscriptions: dict[str, set[Subscription]] = defaultdict(set)
@@ -97,13 +110,19 @@ class Broker:
                 return len(self._subscriptions.get(game_id, ()))
             return sum(len(subscriptions) for subscriptions in self._subscriptions.values())
 
-    def publish(self, game_id: str, version: int) -> None:
-        """Tell every subscriber of ``game_id`` about ``version``; safe from any thread."""
+    def game_ids(self) -> list[str]:
+        """The games that have subscriptions."""
+        with self._lock:
+            return list(self._subscriptions)
+
+    def publish(self, game_id: str, version: int, view: GameView | None = None) -> None:
+        """Tell every subscriber of ``game_id`` about ``version`` (committed as ``view``, or
+        None: the subscribers read it); safe from any thread."""
         with self._lock:
             subscriptions = list(self._subscriptions.get(game_id, ()))
         for subscription in subscriptions:
             try:
-                subscription.loop.call_soon_threadsafe(subscription.notify, version)
+                subscription.loop.call_soon_threadsafe(subscription.notify, version, view)
             except RuntimeError:  # that loop has closed: the subscriber is gone
                 self.unsubscribe(subscription)
 

@@ -1,80 +1,26 @@
-"""The game service: every change to a game goes through here, in one write transaction."""
+"""The game service, the one door of the web: the lobby, play and the rematch side by side,
+composed over one path of change (:mod:`app.service.changes`), and reading a game."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from datetime import datetime
-from typing import Literal
-
-from sqlalchemy import Connection
-
-from app.rules import (
-    Action,
-    Box,
-    Game,
-    Hold,
-    IllegalActionError,
-    MalformedActionError,
-    Roll,
-    Score,
-)
-from app.service.advice import Advice, advise
-from app.service.computers import next_action
-from app.service.deadlines import (
-    DEFAULT_DEADLINES,
-    Deadlines,
-    is_choosing,
-    is_due,
-    pending,
-    reason_for,
-    server_just_recorded,
-    timer_ran_out,
-)
-from app.service.dice import DiceSource, roll
-from app.service.errors import ConflictError, ForbiddenError, InvalidError, TooManyError
-from app.service.fairness import LoggedRoll, next_roll_seeds, roll_log
+from app.service.changes import Changes
+from app.service.deadlines import DEFAULT_DEADLINES, Deadlines
+from app.service.dice import DiceSource
+from app.service.fairness import LoggedRoll, roll_log
 from app.service.lobby import Lobby
-from app.service.records import (
-    as_utc,
-    now,
-    require_not_abandoned,
-    require_playing,
-    seat_of,
-)
+from app.service.play import MAX_HOLDS_PER_TURN, Play
+from app.service.rematch import Rematches
+from app.service.seats import seat_of
+from app.service.server_steps import ServerSteps
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.models import GameRecord, GameStatus, Reason
-from app.store.rows import GameRow
-from app.store.snapshots import (
-    Snapshot,
-    StaleWriteError,
-    claim_due,
-    due_games,
-    read_actions,
-    write_actions,
-)
+from app.store.snapshots import read_actions
 from app.strategy import StrategyProvider
 
-MAX_HOLDS_PER_TURN = 40
 
-
-@dataclass(frozen=True)
-class Expect:
-    """What the client saw when it acted; an action on anything newer is stale (409).
-
-    ``version`` is the game's version (strict, as the API may send it); ``turn`` and ``roll``
-    name the turn (scored turns so far) and the rolls used in it, which is what tells a
-    double click from a new action even while holds move the version on.
-    """
-
-    version: int | None = None
-    turn: int | None = None
-    roll: int | None = None
-
-
-class GameService(Lobby):
-    """The lobby, plus play: applies each seat's actions, refusing what is not allowed."""
+class GameService:
+    """Every use case of a game. The lobby's and play's are their own bound methods, not
+    wrappers: a move goes from the route to :class:`Play` and :class:`Changes`, nowhere else."""
 
     def __init__(
         self,
@@ -85,30 +31,61 @@ class GameService(Lobby):
         *,
         max_holds_per_turn: int = MAX_HOLDS_PER_TURN,
     ) -> None:
-        super().__init__(database, dice, deadlines)
+        self.database = database
+        self.dice = dice
         self.strategy = strategy
-        self.max_holds_per_turn = max_holds_per_turn
-        """Hold changes a person may log in one turn (0: no cap). A person needs a few;
-        without a cap one browser logged 28,000 in a minute, each a row to keep."""
+        self.deadlines = deadlines
+        self.changes = Changes(database, deadlines)
+        self.listeners = self.changes.listeners
+        self.lobby = Lobby(self.changes, dice)
+        self.play = Play(self.changes, dice, strategy, max_holds_per_turn=max_holds_per_turn)
+        self.steps = ServerSteps(self.changes, dice, strategy, self.play)
+        self.rematches = Rematches(self.changes, dice)
 
-    # -- reading -------------------------------------------------------------------------
+        # Before play: create, seat, start.
+        self.create = self.lobby.create
+        self.join = self.lobby.join
+        self.add_computer = self.lobby.add_computer
+        self.set_client_seed = self.lobby.set_client_seed
+        self.start = self.lobby.start
+        self.move_seat = self.lobby.move_seat
+        # A seat's actions.
+        self.roll = self.play.roll
+        self.set_hold = self.play.set_hold
+        self.score = self.play.score
+        self.auto = self.play.auto
+        self.set_hints = self.play.set_hints
+        self.advice = self.play.advice
+        # The server's own steps, for the scheduler.
+        self.play_due = self.steps.play_due
+        self.play_for_computer = self.steps.play_for_computer
+        self.due_at = self.steps.due_at
+        self.due_games = self.steps.due_games
+        self.load_games = self.steps.load_games
 
     def get(self, game_id: str) -> GameView:
         """The game as it is now, or 404."""
         with self.database.read_connection() as connection:
-            snapshot = self._snapshot(connection, game_id)
-        return self._view(snapshot)
+            snapshot = self.changes.snapshot(connection, game_id)
+        return self.changes.view(snapshot)
 
     def roll_log(self, game_id: str) -> tuple[GameView, list[LoggedRoll]]:
         """The game as it is now and every roll made in it, for anyone to verify; or 404."""
         with self.database.read_connection() as connection:
             # The log first: its read begins the transaction in which the version is read.
             actions = read_actions(connection, game_id)
-            snapshot = self._snapshot(connection, game_id)
+            snapshot = self.changes.snapshot(connection, game_id)
         view = GameView.of(snapshot.record, snapshot.state)
         if view.is_waiting:
             return view, []
         return view, roll_log(len(snapshot.record.players), actions)
+
+    def seat_of(self, game_id: str, secret: str | None) -> int | None:
+        """The seat that ``secret`` holds in the game, if any."""
+        if not secret:
+            return None
+        with self.database.read_connection() as connection:
+            return seat_of(self.changes.snapshot(connection, game_id).record, secret)
 
     def database_problem(self) -> str | None:
         """Why changes cannot be saved now (disk full, read-only, locked), or None.
@@ -118,304 +95,3 @@ class GameService(Lobby):
     def log_bytes(self) -> int:
         """The size of the database's write-ahead log (kept small by the checkpointer)."""
         return self.database.wal_bytes()
-
-    def advice(self, game_id: str, secret: str | None) -> Advice | None:
-        """The optimal player's advice, for the player to move only (else None)."""
-        with self.database.read_connection() as connection:
-            snapshot = self._snapshot(connection, game_id)
-        record, state = snapshot.record, snapshot.state
-        seat = seat_of(record, secret)
-        if record.status != GameStatus.PLAYING or seat is None or seat != state.seat:
-            return None
-        return advise(self.strategy.current(), state)
-
-    def seat_of(self, game_id: str, secret: str | None) -> int | None:
-        """The seat that ``secret`` holds in the game, if any."""
-        if not secret:
-            return None
-        with self.database.read_connection() as connection:
-            return seat_of(self._snapshot(connection, game_id).record, secret)
-
-    def set_hints(self, game_id: str, secret: str | None, enabled: bool) -> GameView:
-        """Turn the optimal player's hints on or off for one's own seat.
-
-        A game in which a player turned hints on is marked so in its result.
-        """
-
-        def toggle(record: GameRecord) -> None:
-            seat = seat_of(record, secret)
-            if seat is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if record.status == GameStatus.FINISHED:
-                raise ConflictError("finished", "the game is over")
-            require_not_abandoned(record)
-            player = record.players[seat]
-            player.hints = enabled
-            player.used_hints = player.used_hints or enabled
-
-        return self._change_records(game_id, toggle)
-
-    def play_due(self, game_id: str) -> datetime | None:
-        """Take the one step the server owes the game if it is due: a computer seat's next
-        action, a step of the turn of a person whose timer ran out, or the computer's box
-        for a person who let the auto-confirm deadline pass.
-
-        Returns when the server must next act in the game (None: nothing is pending).
-        """
-        # Most looks find nothing due (a person acted in time): no write lock for those.
-        with self.database.read_connection() as connection:
-            snapshot = self._snapshot(connection, game_id)
-        if not is_due(snapshot):
-            return pending(snapshot)
-        with self.database.write_connection() as connection:
-            snapshot = self._snapshot(connection, game_id)
-            record, state = snapshot.record, snapshot.state
-            if not is_due(snapshot) or state.seat is None:
-                return pending(snapshot)
-            if not claim_due(connection, game_id):
-                return pending(snapshot)
-            player = record.players[state.seat]
-            computer = _played_by_computer(record, state.seat)
-            ran_out = timer_ran_out(record)
-            if is_choosing(state) and not computer:
-                action: Action = Score(self._best_box(state))
-            else:
-                seeds = next_roll_seeds(snapshot)
-                action = next_action(
-                    state,
-                    self.strategy.current(),
-                    lambda dice, held: roll(self.dice, dice, held, seeds),
-                )
-            reason = (
-                Reason.STAND_IN
-                if player.stand_in
-                else reason_for(state, computer_to_move=computer, timer_ran_out=ran_out)
-            )
-            snapshot = self._record(connection, snapshot, state.seat, [action], reason=reason)
-        self._committed(snapshot)
-        return snapshot.record.due_at
-
-    def play_for_computer(self, game_id: str) -> float | None:
-        """:meth:`play_due`, in seconds from now (negative or 0: due already)."""
-        due = self.play_due(game_id)
-        return None if due is None else (due - now()).total_seconds()
-
-    def due_at(self, game_id: str) -> datetime | None:
-        """When the server must next act in the game, as far as memory knows (a game not in
-        memory is looked at now)."""
-        snapshot = self.snapshots.peek(game_id)
-        if snapshot is None:
-            return now()
-        due = snapshot.record.due_at
-        return None if due is None else as_utc(due)
-
-    def due_games(self) -> list[tuple[str, datetime]]:
-        """Every game where the server has something pending, and when (after a restart)."""
-        with self.database.read_connection() as connection:
-            return [(game_id, as_utc(due)) for game_id, due in due_games(connection)]
-
-    def load_games(self, game_ids: Sequence[str]) -> None:
-        """Load (and replay) the games into memory, ahead of their use on the event loop:
-        a restart with 3,000 games in play froze the loop for 0.6 s replaying them there."""
-        with self.database.read_connection() as connection:
-            for game_id in game_ids[: self.snapshots.size]:
-                self.snapshots.load(connection, game_id)
-
-    # -- play ----------------------------------------------------------------------------
-
-    def roll(
-        self,
-        game_id: str,
-        secret: str | None,
-        *,
-        hold: Sequence[int] | None = None,
-        expect: Expect = Expect(),
-    ) -> GameView:
-        """Roll the dice that are not held; ``hold`` (dice indices) first sets the holds."""
-
-        def actions(snapshot: Snapshot) -> list[Action]:
-            state = snapshot.state
-            planned: list[Action] = []
-            held = state.turn.held
-            if hold is not None and state.turn.has_rolled:
-                held = _hold(hold).held
-                if held != state.turn.held:
-                    planned.append(Hold(held))
-            elif hold:
-                raise ConflictError("illegal", "roll before holding dice")
-            if not state.can_roll():
-                raise ConflictError("illegal", "no rolls left: choose a box")
-            dealt = roll(self.dice, state.turn.dice, held, next_roll_seeds(snapshot))
-            planned.append(Roll(dealt))
-            return planned
-
-        return self._play(game_id, secret, expect, actions)
-
-    def set_hold(
-        self, game_id: str, secret: str | None, die: int, held: bool, *, expect: Expect = Expect()
-    ) -> GameView:
-        """Hold or release one die (0 to 4)."""
-
-        def actions(snapshot: Snapshot) -> list[Action]:
-            state = snapshot.state
-            if not 0 <= die < len(state.turn.held):
-                raise InvalidError("invalid_die", "dice are numbered 0 to 4")
-            if state.turn.held[die] == held:
-                # A second click, or another tab, asking for what the first one did:
-                # refused as stale like any repeated action, so that it logs nothing.
-                raise ConflictError(
-                    "stale", "the game has moved on since you saw it: here it is now"
-                )
-            holds = list(state.turn.held)
-            holds[die] = held
-            return [Hold(tuple(holds))]
-
-        return self._play(game_id, secret, expect, actions)
-
-    def score(
-        self, game_id: str, secret: str | None, box: str, *, expect: Expect = Expect()
-    ) -> GameView:
-        """Record the dice in ``box``."""
-        action = _score(box)
-        return self._play(game_id, secret, expect, lambda _state: [action], late="refuse")
-
-    def auto(self, game_id: str, secret: str | None, *, expect: Expect = Expect()) -> GameView:
-        """After the third roll, record the dice in the box the computer would choose."""
-
-        def actions(snapshot: Snapshot) -> list[Action]:
-            state = snapshot.state
-            if not (state.turn.has_rolled and state.turn.rolls_left == 0):
-                raise ConflictError("illegal", "the computer chooses only after the third roll")
-            return [Score(self._best_box(state))]
-
-        # Asked once the server has done just that at the deadline: done, not refused.
-        return self._play(game_id, secret, expect, actions, reason=Reason.DEADLINE, late="done")
-
-    def _best_box(self, state: Game) -> Box:
-        assert state.sheet is not None
-        assert state.turn.dice is not None
-        return self.strategy.current().best_box(state.sheet, state.turn.dice)
-
-    def _play(
-        self,
-        game_id: str,
-        secret: str | None,
-        expect: Expect,
-        plan: Callable[[Snapshot], list[Action]],
-        *,
-        reason: Reason | None = None,
-        seat: int | None = None,
-        late: Literal["refuse", "done"] | None = None,
-    ) -> GameView:
-        """Apply ``plan``'s actions for the acting seat. ``late`` says what a request arriving
-        just after the server recorded that seat's roll gets: 409 ``too_late``, or the game
-        as it is (for a request asking for what the server did)."""
-        with self.database.write_connection() as connection:
-            snapshot = self._snapshot(connection, game_id)
-            record, state = snapshot.record, snapshot.state
-            require_playing(record)
-            acting = seat if seat is not None else seat_of(record, secret)
-            if acting is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
-            if late is not None and server_just_recorded(snapshot, acting):
-                if late == "done" and expect.turn in (None, state.scored_turns - 1):
-                    return self._view(snapshot)
-                raise ConflictError("too_late", "time ran out: the computer recorded your roll")
-            if acting != state.seat:
-                raise ForbiddenError("not_your_turn", "it is not your turn")
-            _check(expect, record, state)
-            actions = plan(snapshot)
-            if reason is None:  # a person's own actions (the server's holds are not capped)
-                self._check_holds(snapshot, actions)
-            snapshot = self._record(connection, snapshot, acting, actions, reason=reason)
-        return self._committed(snapshot)
-
-    def _check_holds(self, snapshot: Snapshot, actions: list[Action]) -> None:
-        holds = sum(isinstance(action, Hold) for action in actions)
-        cap = self.max_holds_per_turn
-        if cap and holds and snapshot.turn_holds + holds > cap:
-            raise TooManyError(
-                "too_many_holds", "too many hold changes this turn: roll or choose a box"
-            )
-
-    def _record(
-        self,
-        connection: Connection,
-        snapshot: Snapshot,
-        seat: int,
-        actions: list[Action],
-        *,
-        reason: Reason | None,
-    ) -> Snapshot:
-        """Apply ``actions`` to the game and log them, or raise 409 having changed nothing."""
-        before = state = snapshot.state
-        try:
-            for action in actions:
-                state = state.apply(action)
-        except IllegalActionError as error:
-            raise ConflictError("illegal", str(error)) from None
-        moment = now()
-        changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
-        turn_started_at = snapshot.record.turn_started_at
-        if state.scored_turns != before.scored_turns:
-            changes["turn_started_at"] = turn_started_at = moment
-        record = snapshot.record
-        changes["due_at"] = self.deadlines.next_due(
-            state,
-            playing=not state.is_over,
-            computer_to_move=state.seat is not None and _played_by_computer(record, state.seat),
-            turn_seconds=record.turn_seconds,
-            turn_started_at=turn_started_at and as_utc(turn_started_at),
-            moment=moment,
-        )
-        totals = None
-        if state.is_over:
-            changes.update(status=GameStatus.FINISHED.value, finished_at=moment)
-            totals = {
-                player.seat: state.sheets[player.seat].total for player in snapshot.record.players
-            }
-        try:
-            return write_actions(
-                connection,
-                snapshot,
-                seat,
-                actions,
-                state,
-                changes,
-                reason=reason,
-                final_totals=totals,
-            )
-        except StaleWriteError:
-            raise ConflictError(
-                "stale", "the game has moved on since you saw it: here it is now"
-            ) from None
-
-
-def _played_by_computer(record: GameRow, seat: int) -> bool:
-    """Whether the server plays ``seat``: a computer's, or one the computer stands in for."""
-    player = record.players[seat]
-    return player.computer or player.stand_in
-
-
-def _check(expect: Expect, record: GameRow, state: Game) -> None:
-    stale = (
-        (expect.version is not None and expect.version != record.version)
-        or (expect.turn is not None and expect.turn != state.scored_turns)
-        or (expect.roll is not None and expect.roll != state.turn.rolls_used)
-    )
-    if stale:
-        raise ConflictError("stale", "the game has moved on since you saw it: here it is now")
-
-
-def _hold(indices: Sequence[int]) -> Hold:
-    try:
-        return Hold.of_indices(indices)
-    except MalformedActionError as error:
-        raise InvalidError("invalid_hold", str(error)) from None
-
-
-def _score(box: str) -> Score:
-    try:
-        return Score(Box(box))
-    except ValueError:
-        raise InvalidError("invalid_box", f"there is no box {box!r}") from None

@@ -1,58 +1,36 @@
-"""The lobby: creating a game, seating people and computers, starting, and the rematch."""
+"""The lobby: creating a game, seating people and computers, moving a seat, starting."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
-from sqlalchemy import Connection
-
 from app.rules import Game
 from app.service import fairness
-from app.service.deadlines import Deadlines
+from app.service.changes import Changes
+from app.service.clock import now
 from app.service.dice import DiceSource
-from app.service.errors import ConflictError, ForbiddenError, InvalidError, NotFoundError
-from app.service.records import (
-    TURN_TIMERS,
+from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.seats import (
     clean_name,
     hash_secret,
-    load_game,
     new_game_id,
     new_secret,
-    now,
     require_host,
-    require_not_abandoned,
-    require_waiting,
     seat_of,
 )
-from app.service.rematch import Rematches
+from app.service.status import require_not_abandoned, require_waiting
 from app.service.views import GameView
-from app.store.database import Database
-from app.store.log import replay_log
-from app.store.models import ActionRecord, GameRecord, GameStatus, PlayerRecord
+from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
-from app.store.snapshots import (
-    Snapshot,
-    Snapshots,
-    insert_game,
-    snapshot_of,
-    write_actions,
-    write_client_seeds,
-)
+from app.store.snapshots import insert_game, write_actions, write_client_seeds
 
-ChangeListener = Callable[[str, int], None]
-"""Told ``(game_id, version)`` after every committed change."""
+TURN_TIMERS = (None, 30, 60, 120)
 
 
 class Lobby:
-    """Games before and between play. Every change is one write transaction, then announced."""
+    """Games before play. Every change is one write transaction, then announced."""
 
-    def __init__(self, database: Database, dice: DiceSource, deadlines: Deadlines) -> None:
-        self.database = database
+    def __init__(self, changes: Changes, dice: DiceSource) -> None:
+        self.changes = changes
         self.dice = dice
-        self.deadlines = deadlines
-        self.listeners: list[ChangeListener] = []
-        self.snapshots = Snapshots()
-        self.rematches = Rematches(self)
 
     def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
         """A waiting game with ``name`` as host in seat 0, and the host's secret."""
@@ -94,9 +72,9 @@ class Lobby:
         )
         # Core statements, as for every move: a game is created for every game played,
         # and through an ORM session that cost as much as a dozen moves.
-        with self.database.write_connection() as connection:
+        with self.changes.database.write_connection() as connection:
             snapshot = insert_game(connection, record, Game.new(1))
-        return self._committed(snapshot), secret
+        return self.changes.committed(snapshot), secret
 
     def join(
         self, game_id: str, name: str, *, client_seed: str | None = None
@@ -120,7 +98,7 @@ class Lobby:
                 )
             )
 
-        return self._change_records(game_id, seat), secret
+        return self.changes.change_records(game_id, seat), secret
 
     def add_computer(self, game_id: str, secret: str | None) -> GameView:
         """The host adds a computer player while the game waits."""
@@ -133,7 +111,7 @@ class Lobby:
                 PlayerRecord(seat=len(record.players), name=f"Computer {number}", computer=True)
             )
 
-        return self._change_records(game_id, seat)
+        return self.changes.change_records(game_id, seat)
 
     def set_client_seed(self, game_id: str, secret: str | None, client_seed: str) -> GameView:
         """Change one's own client seed while the game waits; 409 once it has started."""
@@ -147,7 +125,7 @@ class Lobby:
                 raise ConflictError("seeds_fixed", "the seeds are fixed once the game has started")
             record.players[seat].client_seed = seed
 
-        return self._change_records(game_id, change)
+        return self.changes.change_records(game_id, change)
 
     def start(
         self, game_id: str, secret: str | None, *, client_seed: str | None = None
@@ -158,8 +136,8 @@ class Lobby:
         From now on the seeds are fixed: a second start is refused (409) and changes none."""
         if client_seed is not None:
             fairness.client_seed(client_seed)  # 422 before anything else
-        with self.database.write_connection() as connection:
-            snapshot = self._snapshot(connection, game_id)
+        with self.changes.database.write_connection() as connection:
+            snapshot = self.changes.snapshot(connection, game_id)
             record = snapshot.record
             require_host(record, secret)
             require_not_abandoned(record)
@@ -174,7 +152,7 @@ class Lobby:
                 "updated_at": moment,
             }
             state = Game.new(len(record.players))
-            changes["due_at"] = self.deadlines.next_due(
+            changes["due_at"] = self.changes.deadlines.next_due(
                 state,
                 playing=True,
                 computer_to_move=record.players[0].computer,
@@ -185,7 +163,7 @@ class Lobby:
             snapshot = write_actions(connection, snapshot, 0, [], state, changes, reason=None)
             seeds = _seeds_to_fix(record, client_seed)
             snapshot = write_client_seeds(connection, snapshot, seeds)
-        return self._committed(snapshot)
+        return self.changes.committed(snapshot)
 
     def move_seat(self, game_id: str, secret: str | None) -> tuple[GameView, str]:
         """Move the seat that ``secret`` holds to another device: a new secret for it, the old
@@ -200,60 +178,7 @@ class Lobby:
             player.moved_hash = player.secret_hash
             player.secret_hash = hash_secret(fresh)
 
-        return self._change_records(game_id, rotate), fresh
-
-    def change(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
-        """Apply ``change`` to the game's records in one write, bump its version, announce it
-        (for the rarer changes, kept beside the lobby's, such as handing a seat over)."""
-        return self._change_records(game_id, change)
-
-    def _change_records(self, game_id: str, change: Callable[[GameRecord], None]) -> GameView:
-        """Apply ``change`` to the game's row and seats (never its log) and bump its version,
-        in one write.
-
-        The state comes from the kept snapshot, not from a replay of the log: a change of
-        seats (or of hints) leaves the dice and sheets as they were, and replaying a game of
-        30,000 logged actions took a second. A waiting game's state depends only on how many
-        seats it has, and its log is empty.
-        """
-        with self.database.writing() as session:
-            kept = self._snapshot(session.connection(), game_id)
-            record = load_game(session, game_id, with_actions=False)
-            change(record)
-            # A change may log an entry that is no rules action (a seat handed over): counted.
-            appended = sum(isinstance(item, ActionRecord) for item in session.new)
-            record.version += 1
-            session.flush()
-            state = kept.state
-            if record.status == GameStatus.WAITING:
-                state = replay_log(record.status, len(record.players), ())
-            snapshot = snapshot_of(record, state, kept, appended=appended)
-        return self._committed(snapshot)
-
-    def _snapshot(self, connection: Connection, game_id: str) -> Snapshot:
-        """The game as the connection's transaction sees it, or 404."""
-        snapshot = self.snapshots.load(connection, game_id)
-        if snapshot is None:
-            raise NotFoundError("not_found", "there is no such game")
-        return snapshot
-
-    def _committed(self, snapshot: Snapshot) -> GameView:
-        """Keep a change's snapshot once it is committed and tell the listeners; its view."""
-        self.snapshots.keep(snapshot)
-        view = self._view(snapshot)
-        for listener in self.listeners:
-            listener(view.id, view.version)
-        return view
-
-    def _view(self, snapshot: Snapshot) -> GameView:
-        """What pages and the API see of ``snapshot``."""
-        return GameView.of(
-            snapshot.record,
-            snapshot.state,
-            activity=snapshot.activity,
-            scored_now=snapshot.scored,
-            auto_deadline=self.deadlines.auto_deadline(snapshot.record.due_at),
-        )
+        return self.changes.change_records(game_id, rotate), fresh
 
 
 def _seeds_to_fix(record: GameRow, host_seed: str | None) -> dict[int, str]:

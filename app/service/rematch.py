@@ -8,32 +8,31 @@ when they like, with whoever joined; its turn timer starts with its first turn, 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from sqlalchemy.orm import Session
 
 from app.rules import MAX_PLAYERS, Game
+from app.service.changes import Changes, load_game
+from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError
-from app.service.records import load_game, new_game_id, require_not_abandoned, seat_of
+from app.service.seats import new_game_id, seat_of
+from app.service.status import require_not_abandoned
 from app.service.views import GameView
 from app.store.models import GameRecord, GameStatus, PlayerRecord, RematchAnswer
 from app.store.snapshots import Snapshot, snapshot_of
-
-if TYPE_CHECKING:
-    from app.service.lobby import Lobby
 
 
 class Rematches:
     """Offers and answers; every change is one write transaction, then announced."""
 
-    def __init__(self, lobby: Lobby) -> None:
-        self.lobby = lobby
+    def __init__(self, changes: Changes, dice: DiceSource) -> None:
+        self.changes = changes
+        self.dice = dice
 
     def offer(self, game_id: str, secret: str | None) -> str:
         """Offer a rematch of a finished game: the id of the new, waiting game. A second offer
         (by anyone) gets the rematch already offered, changing nothing."""
-        with self.lobby.database.writing() as session:
-            kept = self.lobby._snapshot(session.connection(), game_id)
+        with self.changes.database.writing() as session:
+            kept = self.changes.snapshot(session.connection(), game_id)
             record = _finished(session, game_id)
             seat = _seat(record, secret)
             if record.rematch_id is not None:
@@ -41,7 +40,7 @@ class Rematches:
             offerer = record.players[seat]
             # A new game, so new dice: its server seed is committed to from now on, and the
             # people's seeds are given as they join and start (docs/fairness.md).
-            server_seed = self.lobby.dice.new_server_seed()
+            server_seed = self.dice.new_server_seed()
             rematch = GameRecord(
                 id=new_game_id(),
                 status=GameStatus.WAITING.value,
@@ -61,15 +60,15 @@ class Rematches:
             offerer.rematch = RematchAnswer.OFFERED.value
             changed = _bump(session, kept, record, rematch)
         for snapshot in changed:
-            self.lobby._committed(snapshot)
+            self.changes.committed(snapshot)
         return rematch.id
 
     def answer(self, game_id: str, secret: str | None, *, join: bool) -> GameView:
         """Join the offered rematch (a seat in its lobby) or decline it; the finished game as
         it is then. 409 without an offer, once the rematch has started or is full, or for a
         player who has already joined."""
-        with self.lobby.database.writing() as session:
-            kept = self.lobby._snapshot(session.connection(), game_id)
+        with self.changes.database.writing() as session:
+            kept = self.changes.snapshot(session.connection(), game_id)
             record = _finished(session, game_id)
             player = record.players[_seat(record, secret)]
             if record.rematch_id is None:
@@ -93,7 +92,7 @@ class Rematches:
             else:
                 player.rematch = RematchAnswer.DECLINED.value
                 changed = _bump(session, kept, record)
-        views = [self.lobby._committed(snapshot) for snapshot in changed]
+        views = [self.changes.committed(snapshot) for snapshot in changed]
         return views[0]
 
 

@@ -9,8 +9,8 @@ from datetime import timedelta
 
 from anyio import to_thread
 
-from app.service.lobby import Lobby
-from app.service.records import now
+from app.service.changes import Changes
+from app.service.clock import now
 from app.store import retention
 from app.store.database import DatabaseBusyError
 
@@ -22,9 +22,9 @@ class RetentionSweeper:
     """Closes stalled games and deletes old closed ones (see :mod:`app.store.retention`)."""
 
     def __init__(
-        self, lobby: Lobby, *, abandon_after_days: float, delete_after_days: float
+        self, changes: Changes, *, abandon_after_days: float, delete_after_days: float
     ) -> None:
-        self.lobby = lobby
+        self.changes = changes
         self.abandon_after = timedelta(days=abandon_after_days) if abandon_after_days else None
         self.delete_after = timedelta(days=delete_after_days) if delete_after_days else None
         self._task: asyncio.Task[None] | None = None
@@ -32,13 +32,13 @@ class RetentionSweeper:
     def sweep(self) -> retention.Swept:
         """One sweep, committed, then every closed game announced (blocking: run it in a
         thread)."""
-        with self.lobby.database.write_connection() as connection:
+        with self.changes.database.write_connection() as connection:
             swept = retention.sweep(
                 connection, now(), abandon_after=self.abandon_after, delete_after=self.delete_after
             )
         for game_id, version in swept.abandoned.items():
-            for listener in self.lobby.listeners:
-                listener(game_id, version)
+            for listener in self.changes.listeners:
+                listener(game_id, version, None)
         if swept.abandoned or swept.deleted:
             logger.info(
                 "retention: %d games closed as abandoned, %d deleted",

@@ -13,10 +13,12 @@ from datetime import timedelta
 from sqlalchemy import func, select
 from sqlalchemy.orm import object_session
 
+from app.service.clock import as_utc, now
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import as_utc, now, require_playing, seat_of
+from app.service.seats import seat_of
+from app.service.status import require_playing
 from app.service.views import GameView
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
 
@@ -58,7 +60,7 @@ class StandIns:
             record.due_at = now() + timedelta(seconds=self.games.deadlines.pace)
             _log(record, seat, ActionKind.STAND_IN, by=acting)
 
-        view = self.games.change(game_id, hand)
+        view = self.games.changes.change_records(game_id, hand)
         # Had the player opened the game while this was written, their stream may have
         # looked for a stand-in before there was one: the seat is theirs at once.
         if self.presence.absent_for(game_id, seat) is None:
@@ -96,7 +98,7 @@ class StandIns:
             _log(record, seat, ActionKind.RETURN, by=seat)
 
         try:
-            return self.games.change(game_id, back)
+            return self.games.changes.change_records(game_id, back)
         except _NothingToDo:
             return None
 

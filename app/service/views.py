@@ -8,8 +8,8 @@ from datetime import datetime
 from functools import cached_property
 
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet, is_penta
+from app.service.clock import as_utc, seconds_left
 from app.service.fairness import Fairness
-from app.service.records import as_utc, seconds_left
 from app.store.log import ScoreEntry
 from app.store.models import GameStatus, RematchAnswer
 from app.store.rows import GameRow

@@ -1,4 +1,9 @@
-"""Engine and sessions. SQLite runs in WAL mode with a busy timeout; writes lock up front."""
+"""Engine and sessions. SQLite runs in WAL mode with a busy timeout; writes lock up front.
+
+PostgreSQL (``postgresql+psycopg://``) is the database several workers share: reads run at
+REPEATABLE READ, writes at READ COMMITTED and serialise per game with ``SELECT … FOR UPDATE``
+on its row (see :mod:`app.store.snapshots`), each connection with a lock timeout.
+"""
 
 from __future__ import annotations
 
@@ -31,6 +36,8 @@ PROBE_TIMEOUT_MS = 50
 """How long the health check waits for the write lock before it calls the database locked."""
 MIN_FREE_BYTES = 1024 * 1024
 """Less free space than this in the database's folder, and the health check says so."""
+IDLE_IN_TRANSACTION_MS = 60_000
+"""PostgreSQL ends a session idle this long inside a transaction (a crashed request's locks)."""
 FAILURE_MEMORY_SECONDS = 30.0
 """How long a write that failed (disk full, read-only) keeps the database unhealthy, unless
 a write succeeds meanwhile."""
@@ -52,7 +59,13 @@ def on_event_loop() -> bool:
     return True
 
 
+_LOCK_NOT_AVAILABLE = "55P03"
+"""PostgreSQL's SQLSTATE for a lock not granted within ``lock_timeout``."""
+
+
 def _is_busy(error: OperationalError) -> bool:
+    if getattr(error.orig, "sqlstate", None) == _LOCK_NOT_AVAILABLE:
+        return True
     return "locked" in str(error.orig) or "busy" in str(error.orig)
 
 
@@ -82,17 +95,32 @@ class Database:
         parsed = make_url(url)
         self.path: Path | None = None
         self.is_sqlite = parsed.get_backend_name() == "sqlite"
+        self.is_shared = parsed.get_backend_name() == "postgresql"
+        """Whether several processes may share the data (PostgreSQL): they serialise their
+        writes on the database's row locks, not on this process's lock."""
         connect_args: dict[str, Any] = {}
+        engine_options: dict[str, Any] = {}
         if self.is_sqlite:
             if parsed.database and parsed.database != ":memory:":
                 self.path = Path(parsed.database)
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
-        self.engine: Engine = create_engine(url, connect_args=connect_args)
+        elif self.is_shared:
+            # Reads see one snapshot across their statements (a version, then the rows).
+            engine_options = {"isolation_level": "REPEATABLE READ", "pool_pre_ping": True}
+        self.engine: Engine = create_engine(url, connect_args=connect_args, **engine_options)
         if self.is_sqlite:
             _configure_sqlite(self.engine, lambda: self._checkpoints_stop is not None)
+        elif self.is_shared:
+            _configure_postgresql(self.engine, lock_timeout_ms=int(wait_seconds * 1000))
         self._reader = sessionmaker(self.engine, expire_on_commit=False)
         self._write_engine = self.engine.execution_options(penta_write=True)
+        if self.is_shared:
+            # A write waits for its game's row lock, then must see the row as committed by
+            # the holder: at REPEATABLE READ it would fail with a serialisation error instead.
+            self._write_engine = self._write_engine.execution_options(
+                isolation_level="READ COMMITTED"
+            )
         self._write_lock = threading.Lock()
         self._mover: Connection | None = None
         """The connection of every write transaction (SQLite: only one is ever open)."""
@@ -133,10 +161,23 @@ class Database:
         On SQLite, a caller on the event loop never waits for the lock: if another thread or
         process holds it, :class:`DatabaseBusyError` at once (the web layer then tries again
         from a thread). Any other caller waits up to ``wait_seconds``, then the same error.
+
+        On a shared database every statement is a network round trip: a caller on the event
+        loop gets :class:`DatabaseBusyError` before anything is sent (and so runs the change
+        in a thread); a game's row lock is waited for up to ``wait_seconds`` (``lock_timeout``).
         """
         if not self.is_sqlite:
-            with self._write_engine.begin() as connection:
-                yield connection
+            if self.is_shared and on_event_loop():
+                raise DatabaseBusyError("a change to a shared database is made off the loop")
+            try:
+                with self._write_engine.begin() as connection:
+                    yield connection
+            except OperationalError as error:
+                if _is_busy(error):
+                    raise DatabaseBusyError("the game is locked by another change") from error
+                self._failure = (str(error.orig), time.monotonic())
+                raise
+            self._failure = None
             return
         patient = not on_event_loop()
         if not self._write_lock.acquire(timeout=self.wait_seconds if patient else 0):
@@ -257,6 +298,20 @@ class Database:
                 self._mover.close()
                 self._mover = None
         self.engine.dispose()
+
+
+def _configure_postgresql(engine: Engine, *, lock_timeout_ms: int) -> None:
+    @event.listens_for(engine, "connect")
+    def _on_connect(dbapi_connection: Any, _record: Any) -> None:
+        # Timestamps cross the wire in UTC; a row lock is waited for as long as a change may
+        # wait; a session left inside a transaction (a stuck worker) lets its locks go.
+        with dbapi_connection.cursor() as cursor:
+            cursor.execute(
+                "SET TIME ZONE 'UTC';"
+                f" SET lock_timeout = {int(lock_timeout_ms)};"
+                f" SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}"
+            )
+        dbapi_connection.commit()
 
 
 def _configure_sqlite(engine: Engine, checkpointing: Callable[[], bool]) -> None:

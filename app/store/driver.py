@@ -39,7 +39,10 @@ class DriverStatement:
         assert names is not None
         self.names: tuple[str, ...] = tuple(names)
         self.processors: tuple[Callable[[Any], Any] | None, ...] = tuple(
-            compiled.binds[name].type.bind_processor(dialect) for name in self.names
+            # The dialect's own type (JSON on psycopg wraps the value for the driver), not the
+            # generic one: its processor alone left psycopg a dict it "cannot adapt".
+            compiled.binds[name].type.dialect_impl(dialect).bind_processor(dialect)
+            for name in self.names
         )
 
     def parameters(self, values: Mapping[str, Any]) -> Any:

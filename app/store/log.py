@@ -57,19 +57,32 @@ def replay_activity(
     rows = list(rows)
     if status == GameStatus.WAITING:
         return Game.new(max(players, 1)), len(rows), ()
-    state = Game.new(players)
-    entries: list[ScoreEntry] = []
-    for number, (kind, payload, reason) in enumerate(rows, start=1):
+    return continue_activity(Game.new(players), 0, (), rows)
+
+
+def continue_activity(
+    state: Game,
+    logged: int,
+    activity: Sequence[ScoreEntry],
+    rows: Iterable[tuple[str, dict[str, Any], str | None]],
+) -> tuple[Game, int, tuple[ScoreEntry, ...]]:
+    """:func:`replay_activity` from a game at ``state`` whose log held ``logged`` entries
+    and ``activity``, over the ``rows`` logged after them."""
+    entries = list(activity)
+    count = 0
+    for count, (kind, payload, reason) in enumerate(rows, start=1):
         if not is_rules_kind(kind):
             continue
         action = stored_action(kind, payload)
         after = state.apply(action)
         if isinstance(action, Score):
             entries.append(
-                score_entry(number, state, after, action.box, Reason(reason) if reason else None)
+                score_entry(
+                    logged + count, state, after, action.box, Reason(reason) if reason else None
+                )
             )
         state = after
-    return state, len(rows), tuple(entries[-ACTIVITY_SIZE:])
+    return state, logged + count, tuple(entries[-ACTIVITY_SIZE:])
 
 
 def newer_activity(

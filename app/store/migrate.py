@@ -6,7 +6,8 @@ from alembic import command
 from alembic.config import Config
 from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
-from sqlalchemy import create_engine
+from sqlalchemy import create_engine, text
+from sqlalchemy.engine import make_url
 
 from app.settings import ROOT
 
@@ -28,9 +29,36 @@ def alembic_config(database_url: str) -> Config:
     return config
 
 
+MIGRATION_LOCK = 0x50_454E_5441
+"""The PostgreSQL advisory lock held while migrating ("PENTA" in ASCII)."""
+
+
 def upgrade(database_url: str) -> None:
-    """Bring the database schema to the newest revision."""
-    command.upgrade(alembic_config(database_url), "head")
+    """Bring the database schema to the newest revision.
+
+    On PostgreSQL under an advisory lock: workers started together would otherwise each
+    create the tables, and all but one fail. The others wait for it, then find the schema
+    at its newest revision and do nothing.
+    """
+    config = alembic_config(database_url)
+    if make_url(database_url).get_backend_name() != "postgresql":
+        command.upgrade(config, "head")
+        return
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as connection:
+            lock = {"key": MIGRATION_LOCK}
+            connection.execute(text("SELECT pg_advisory_lock(:key)"), lock)
+            connection.commit()
+            try:
+                config.attributes["connection"] = connection  # see migrations/env.py
+                command.upgrade(config, "head")
+            finally:
+                connection.rollback()
+                connection.execute(text("SELECT pg_advisory_unlock(:key)"), lock)
+                connection.commit()
+    finally:
+        engine.dispose()
 
 
 def head_revision() -> str:

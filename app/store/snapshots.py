@@ -18,22 +18,23 @@ import threading
 from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, bindparam, insert, select, update
+from sqlalchemy import Connection, Dialect, bindparam, func, insert, literal, select, update
 
 from app.rules import Action, Game, Hold, Roll, Score
 from app.store.driver import DriverStatement
 from app.store.log import (
     ScoreEntry,
     action_row,
+    continue_activity,
     is_rules_kind,
     newer_activity,
     replay_activity,
     stored_action,
 )
-from app.store.models import ActionRecord, GameRecord, PlayerRecord, Reason
+from app.store.models import ActionRecord, GameRecord, GameStatus, PlayerRecord, Reason
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 CACHE_SIZE = 4096
@@ -42,6 +43,9 @@ CACHE_SIZE = 4096
 # Core statements, built once: through an ORM session the same reads and writes cost three
 # times as much (its transaction, identity map and bulk paths), more than the work itself.
 _VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
+_LOCKED_VERSION = _VERSION.with_for_update()
+"""In a write: the game's row is this transaction's until it ends (SQLite compiles the
+``FOR UPDATE`` away, its ``BEGIN IMMEDIATE`` holding the whole database already)."""
 _GAME = select(GameRecord.__table__).where(GameRecord.id == bindparam("game_id"))
 _SEATS = (
     select(PlayerRecord.__table__)
@@ -53,6 +57,7 @@ _ACTIONS = (
     .where(ActionRecord.game_id == bindparam("game_id"))
     .order_by(ActionRecord.number)
 )
+_ACTIONS_AFTER = _ACTIONS.where(ActionRecord.number > bindparam("after"))
 _ADVANCING = (
     "version",
     "status",
@@ -87,6 +92,7 @@ class _HotStatements:
     """The statements of every move, compiled for one dialect (see :mod:`app.store.driver`)."""
 
     version: DriverStatement
+    locked_version: DriverStatement
     advance: DriverStatement
     log: DriverStatement
 
@@ -100,6 +106,7 @@ def _hot(dialect: Dialect) -> _HotStatements:
     if hot is None:
         hot = _HOT[key] = _HotStatements(
             DriverStatement(_VERSION, dialect),
+            DriverStatement(_LOCKED_VERSION, dialect),
             DriverStatement(_ADVANCE, dialect),
             DriverStatement(_LOG, dialect, column_keys=_LOGGED),
         )
@@ -135,20 +142,37 @@ class StaleWriteError(Exception):
 
 
 def current_version(connection: Connection, game_id: str) -> int | None:
-    """The game's version in the connection's transaction, or None if there is no such game."""
-    row = _hot(connection.dialect).version.fetch_one(connection, {"game_id": game_id})
+    """The game's version in the connection's transaction, or None if there is no such game.
+
+    In a write transaction (``Database.write_connection``) the game's row is locked first:
+    two workers that read then write the same game take turns, so neither plans on a version
+    the other is replacing (8 joins at once from two processes otherwise committed two
+    changes with the same version). The version check in the UPDATE stays as a backstop.
+    """
+    if not could_exist(game_id):
+        return None
+    hot = _hot(connection.dialect)
+    writing = connection.get_execution_options().get("penta_write", False)
+    statement = hot.locked_version if writing else hot.version
+    row = statement.fetch_one(connection, {"game_id": game_id})
     return None if row is None else int(row[0])
 
 
-def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
-    """The game read in full from the database and replayed, or None if there is none."""
+def _read_row(connection: Connection, game_id: str) -> GameRow | None:
     game = connection.execute(_GAME, {"game_id": game_id}).mappings().one_or_none()
     if game is None:
         return None
     seats = tuple(
         SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
     )
-    record = GameRow(**game, players=seats)
+    return GameRow(**game, players=seats)
+
+
+def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
+    """The game read in full from the database and replayed, or None if there is none."""
+    record = _read_row(connection, game_id)
+    if record is None:
+        return None
     rows = connection.execute(_ACTIONS, {"game_id": game_id}).all()
     state, logged, activity = replay_activity(record.status, len(record.players), rows)
     actions = _rules_actions(rows)
@@ -162,8 +186,37 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     )
 
 
+def could_exist(game_id: str) -> bool:
+    """Whether a game could have this id: none has a NUL, which PostgreSQL cannot even be
+    asked about (its text holds no NUL: the query would fail, not find nothing)."""
+    return "\x00" not in game_id
+
+
+def catch_up(connection: Connection, kept: Snapshot) -> tuple[Snapshot | None, int]:
+    """``kept``, an older snapshot of a game in play, brought to the game as the connection's
+    transaction sees it by reading its row and only the log entries after ``kept``'s (another
+    worker made those moves); None if the game is gone. Also how many entries were read."""
+    record = _read_row(connection, kept.record.id)
+    if record is None:
+        return None, 0
+    rows = connection.execute(_ACTIONS_AFTER, {"game_id": record.id, "after": kept.logged}).all()
+    state, logged, activity = continue_activity(kept.state, kept.logged, kept.activity, rows)
+    actions = _rules_actions(rows)
+    snapshot = Snapshot(
+        record,
+        state,
+        logged,
+        kept.rolls + _rolls(actions),
+        holds_since_turn_began(kept.turn_holds, actions),
+        activity,
+    )
+    return snapshot, len(rows)
+
+
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
     """The game's rules actions in order (its log without hand-overs and returns)."""
+    if not could_exist(game_id):
+        return []
     return _rules_actions(connection.execute(_ACTIONS, {"game_id": game_id}).all())
 
 
@@ -223,17 +276,26 @@ def due_games(connection: Connection) -> list[tuple[str, datetime]]:
     return [(game_id, due_at) for game_id, due_at in rows if due_at is not None]
 
 
-def claim_due(connection: Connection, game_id: str) -> bool:
-    """Hold the game's row for the rest of the transaction, unless another holds it.
+def claim_due(connection: Connection, game_id: str) -> datetime | None:
+    """Hold the game's row for the rest of the transaction, unless another holds it: the
+    database's clock if claimed (the moment every worker agrees on), else None.
 
     ``FOR UPDATE SKIP LOCKED`` lets several workers share the due games on a database that has
     it (a game another worker is playing is skipped, not waited for); SQLite compiles it away,
-    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already.
+    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already, and its
+    clock is this machine's (its ``CURRENT_TIMESTAMP`` counts whole seconds).
     """
+    sqlite = connection.dialect.name == "sqlite"
+    clock = literal(None) if sqlite else func.now()
     claimed = connection.execute(
-        select(GameRecord.id).where(GameRecord.id == game_id).with_for_update(skip_locked=True)
+        select(GameRecord.id, clock)
+        .where(GameRecord.id == game_id)
+        .with_for_update(skip_locked=True)
     ).first()
-    return claimed is not None
+    if claimed is None:
+        return None
+    moment = claimed[1]
+    return datetime.now(UTC) if moment is None else moment.astimezone(UTC)
 
 
 def write_actions(
@@ -329,17 +391,34 @@ def write_client_seeds(
     return replace(snapshot, record=replace(snapshot.record, players=seats))
 
 
+@dataclass
+class CacheCounts:
+    """What :class:`Snapshots` did, since it was made (for tests and benchmarks)."""
+
+    hits: int = 0
+    """Loads answered by the kept snapshot, at the game's version."""
+    catch_ups: int = 0
+    """Loads of a game kept at an older version (another process moved it on)."""
+    full_loads: int = 0
+    """Loads that read and replayed the whole log."""
+    entries_read: int = 0
+    """Log entries read by the catch-ups and the full loads."""
+
+
 class Snapshots:
     """The newest snapshot of each recent game, shared by every thread of the process."""
 
     def __init__(self, size: int = CACHE_SIZE) -> None:
         self.size = size
+        self.counts = CacheCounts()
         self._kept: OrderedDict[str, Snapshot] = OrderedDict()
         self._lock = threading.Lock()
 
     def load(self, connection: Connection, game_id: str) -> Snapshot | None:
         """The game as the connection's transaction sees it (None if there is no such game):
-        the kept snapshot when it is of the current version, else one read in full."""
+        the kept snapshot when it is of the current version; caught up from the log when it
+        is older (another worker moved the game on: only the entries after it are read,
+        not the whole log replayed); else one read in full."""
         version = current_version(connection, game_id)
         if version is None:
             return None
@@ -347,8 +426,19 @@ class Snapshots:
             kept = self._kept.get(game_id)
             if kept is not None and kept.version == version:
                 self._kept.move_to_end(game_id)
+                self.counts.hits += 1
                 return kept
-        loaded = load_snapshot(connection, game_id)
+        # A waiting game's log is empty, and a kept snapshot of it has nothing to go on from.
+        if kept is not None and kept.version < version and kept.record.status == GameStatus.PLAYING:
+            loaded, read = catch_up(connection, kept)
+            caught_up = 1
+        else:
+            loaded = load_snapshot(connection, game_id)
+            read, caught_up = (0 if loaded is None else loaded.logged), 0
+        with self._lock:
+            self.counts.catch_ups += caught_up
+            self.counts.full_loads += 1 - caught_up
+            self.counts.entries_read += read
         if loaded is not None:
             self.keep(loaded)
         return loaded

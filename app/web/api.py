@@ -10,7 +10,7 @@ from pydantic import BaseModel
 
 from app import __version__
 from app.service.errors import ForbiddenError
-from app.service.games import Expect
+from app.service.play import Expect
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
 from app.web.hosts import base_url

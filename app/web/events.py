@@ -21,7 +21,7 @@ from app import i18n
 from app.service.events import Broker
 from app.service.games import GameService
 from app.service.presence import Presence
-from app.service.records import hash_secret
+from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.hosts import base_url
@@ -48,9 +48,16 @@ class LiveViews:
         self._renderings: OrderedDict[tuple[str, int, str, int | None], str] = OrderedDict()
         self._rendering: dict[tuple[str, int, str, int | None], asyncio.Lock] = {}
 
-    async def view(self, game_id: str, at_least: int) -> GameView:
-        """The game at ``at_least`` or newer."""
+    async def view(
+        self, game_id: str, at_least: int, published: GameView | None = None
+    ) -> GameView:
+        """The game at ``at_least`` or newer: ``published`` if it is (the view its change
+        committed, handed over by the broker), else the newest kept, else read back."""
         cached = self._views.get(game_id)
+        if published is not None and published.version >= at_least:
+            if cached is None or cached.version < published.version:
+                self._views[game_id] = published
+            return self._views[game_id]
         if cached is not None and cached.version >= at_least:
             return cached
         lock = self._locks.setdefault(game_id, asyncio.Lock())
@@ -123,7 +130,8 @@ async def _stream(
     try:
         if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
             await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
-        view = await live.view(game_id, 0)
+        # A reader who saw a newer version (on another worker) than kept here gets it read.
+        view = await live.view(game_id, seen)
         subscription.notify(view.version)
         yield "retry: 1000\n\n"
         while True:
@@ -133,7 +141,7 @@ async def _stream(
             woke = await subscription.wait_any(seen, timeout)
             sent = False
             if subscription.latest > seen:
-                view = await live.view(game_id, subscription.latest)
+                view = await live.view(game_id, subscription.latest, subscription.view)
                 seen = view.version
                 if seat is not None and view.seat_of_hash(hashed) != seat:
                     # The seat moved to another device: this reader only watches from now

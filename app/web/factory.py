@@ -12,6 +12,7 @@ from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__
+from app.bus.wiring import make_bus
 from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
@@ -34,6 +35,7 @@ from app.web.limits import ActionLimitMiddleware, RateLimiter
 from app.web.middleware import BrowserMiddleware
 from app.web.rules_page import router as rules_router
 from app.web.server_setup import PentaApp, trusted_proxies
+from app.web.shared_limits import SharedLimits
 from app.web.stream_limits import StreamSlots
 from app.web.table_events import PresenceAnnouncer
 from app.web.templating import create_templates, render
@@ -56,12 +58,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         database, dice, strategy, deadlines, max_holds_per_turn=settings.max_holds_per_turn
     )
     broker = Broker()
-    service.listeners.append(broker.publish)
+    bus = make_bus(settings, broker, service)
+    service.listeners.append(bus.publish)
     presence = Presence(settings.absent_seconds)
     presence.listeners.append(PresenceAnnouncer(broker))
-    runner = Scheduler(service)
+    # With a bus, the rate limits are shared by the workers through the same Redis.
+    shared_limits = (
+        SharedLimits(settings.bus_url, settings.bus_channel) if settings.bus_url else None
+    )
+    # With several workers, each also rereads the deadlines now and then (see Scheduler).
+    runner = Scheduler(
+        service, rescan_seconds=settings.bus_check_seconds if settings.bus_url else None
+    )
+    bus.remote_listeners.append(runner.expect)
     sweeper = RetentionSweeper(
-        service,
+        service.changes,
         abandon_after_days=settings.abandon_after_days,
         delete_after_days=settings.delete_finished_after_days,
     )
@@ -73,7 +84,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         strategy.start()
         await sweeper.start()
         await runner.start()
+        await bus.start()
         yield
+        await bus.stop()
+        if shared_limits is not None:
+            await shared_limits.close()
         await sweeper.stop()
         await runner.stop()
         database.dispose()
@@ -91,19 +106,25 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.service = service
     app.state.scheduler = runner
     app.state.broker = broker
+    app.state.bus = bus
     app.state.presence = presence
     app.state.stand_ins = StandIns(service, presence)
     app.state.reactions = Reactions(service, broker)
     app.state.live_views = LiveViews(service)
     app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
     app.state.templates = create_templates()
-    app.state.rate_limiter = RateLimiter(settings.rate_limit_per_minute)
+    app.state.rate_limiter = (
+        shared_limits.limiter("create", settings.rate_limit_per_minute)
+        if shared_limits
+        else RateLimiter(settings.rate_limit_per_minute)
+    )
     logs.install()
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(
         ActionLimitMiddleware,
         per_address=settings.actions_per_minute,
         per_seat=settings.seat_actions_per_minute,
+        shared=shared_limits.limiter if shared_limits else None,
     )
     app.add_middleware(
         BrowserMiddleware,

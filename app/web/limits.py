@@ -1,8 +1,9 @@
 """Rate limits: per client address on creating games (rematch included) and taking seats,
 and on every action, per address and per seat.
 
-A token bucket per client and action, in memory (Penta runs as one process): each client
-may do an action ``per_minute`` times a minute, in bursts of as many. Behind a reverse
+A token bucket per client and action, in memory (with several workers, in Redis: see
+:mod:`app.web.shared_limits`): each client may do an action ``per_minute`` times a minute,
+in bursts of as many. Behind a reverse
 proxy the address is the one taken from ``X-Forwarded-For`` when the proxy is trusted
 (see the README). An IPv6 client is counted by its /64 network, which one subscriber
 usually holds whole: counted by address, it would have billions of buckets.
@@ -18,6 +19,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable
+from typing import Protocol
 
 from fastapi import Depends, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
@@ -68,6 +70,18 @@ class RateLimiter:
             while len(self._buckets) > MAX_ADDRESSES:
                 self._buckets.popitem(last=False)
         return wait
+
+    async def acquire(self, action: str, address: str) -> float:
+        """:meth:`take`, as a shared limiter is called (it may ask Redis)."""
+        return self.take(action, address)
+
+
+class Limiter(Protocol):
+    """A local :class:`RateLimiter` or a shared one (in Redis)."""
+
+    capacity: float
+
+    async def acquire(self, action: str, address: str) -> float: ...
 
 
 class SeatLimitedError(ServiceError):
@@ -120,8 +134,8 @@ def rate_limited(action: str) -> Callable[[Request], Awaitable[None]]:
     """A dependency that refuses ``action`` with 429 when the client's bucket is empty."""
 
     async def check(request: Request) -> None:
-        limiter: RateLimiter = request.app.state.rate_limiter
-        wait = limiter.take(action, client_address(request))
+        limiter: Limiter = request.app.state.rate_limiter
+        wait = await limiter.acquire(action, client_address(request))
         if wait > 0:
             raise RateLimitedError(wait)
 
@@ -164,20 +178,30 @@ class ActionLimitMiddleware:
     game with a seat, from that seat's bucket: 429 with ``Retry-After`` when either is empty.
     """
 
-    def __init__(self, app: ASGIApp, *, per_address: int, per_seat: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        per_address: int,
+        per_seat: int,
+        shared: Callable[[str, int], Limiter] | None = None,
+    ) -> None:
+        """``shared``: makes a limiter shared by every worker, from a name and a rate."""
         self.app = app
-        self.addresses = RateLimiter(per_address)
-        self.seats = RateLimiter(per_seat)
+        self.addresses: Limiter = (
+            shared("action", per_address) if shared else RateLimiter(per_address)
+        )
+        self.seats: Limiter = shared("seat", per_seat) if shared else RateLimiter(per_seat)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http" and scope["method"] in _ACTION_METHODS:
             refusal: ServiceError | None = None
-            wait = self.addresses.take("action", scope_address(scope))
+            wait = await self.addresses.acquire("action", scope_address(scope))
             if wait > 0:
                 refusal = RateLimitedError(wait)
             elif self.seats.capacity > 0:
                 seat = _seat_key(scope)
-                wait = self.seats.take("seat", seat) if seat else 0.0
+                wait = await self.seats.acquire("seat", seat) if seat else 0.0
                 if wait > 0:
                     refusal = SeatLimitedError(wait)
             if refusal is not None:

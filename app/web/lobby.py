@@ -10,7 +10,7 @@ from fastapi.responses import RedirectResponse, Response
 from app import i18n
 from app.service.errors import ServiceError
 from app.service.games import GameService
-from app.service.records import hash_secret
+from app.service.seats import hash_secret
 from app.settings import Settings
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.limits import CreateLimit, JoinLimit

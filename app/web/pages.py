@@ -14,8 +14,9 @@ from app import __version__, i18n
 from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
-from app.service.games import Expect, GameService
-from app.service.records import hash_secret
+from app.service.games import GameService
+from app.service.play import Expect
+from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.hosts import base_url
@@ -266,8 +267,9 @@ def choose_language(
 def healthz(request: Request, service: ServiceDep) -> JSONResponse:
     """For the container's HEALTHCHECK and uptime monitors: 200 ``ok``, or 503 ``unhealthy``
     with the ``reason`` when changes cannot be saved (disk full, read-only, locked); with
-    the version, the open live streams, the size of the database's write-ahead log and
-    whether the computer's optimal strategy is ready yet.
+    the version, the open live streams, the bus (``local``: one process; ``up``; ``down``
+    while Redis is away, when live updates come by polling: slower, still healthy), the size
+    of the database's write-ahead log and whether the computer's strategy is ready yet.
 
     A plain ``def``: the write probe may wait a little, in a worker thread, never on the loop.
     """
@@ -277,6 +279,7 @@ def healthz(request: Request, service: ServiceDep) -> JSONResponse:
         body["reason"] = problem
     body["version"] = __version__
     body["live_streams"] = request.app.state.broker.count()
+    body["bus"] = request.app.state.bus.status  # "down" slows live updates: still healthy
     body["wal_bytes"] = service.log_bytes()
     body["strategy_ready"] = service.strategy.is_ready
     return JSONResponse(body, status_code=200 if problem is None else 503)

@@ -19,6 +19,7 @@ from typing import Any
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from sqlalchemy import text
 
 from app.rules import Scoresheet
 from app.service.errors import ConflictError
@@ -45,7 +46,7 @@ def changes_of(client: TestClient) -> threading.Event:
     """An event set by the next change the service commits in any game."""
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     changed = threading.Event()
-    service.listeners.append(lambda _game_id, _version: changed.set())
+    service.listeners.append(lambda _game_id, _version, _view: changed.set())
     return changed
 
 
@@ -78,12 +79,17 @@ def test_a_silent_bot_gets_the_computers_box_after_the_deadline_and_grace(
     assert game["round"] == 2
     assert game["deadline"] is None
     assert acted_after >= 0.5  # not before the deadline (0.3 s) and the grace (0.2 s)
-    with sqlite3.connect(client.app.state.settings.data_dir / "penta.db") as db:  # type: ignore[attr-defined]
-        rows = db.execute(
-            "SELECT kind, reason, by_computer FROM actions WHERE game_id = ? ORDER BY number",
-            (game_id,),
-        ).fetchall()
-    assert rows == [("roll", None, 0)] * 3 + [("score", "deadline", 1)]
+    rows = _log(client, "SELECT kind, reason, by_computer", game_id)
+    assert rows == [("roll", None, False)] * 3 + [("score", "deadline", True)]
+
+
+def _log(client: TestClient, select: str, game_id: str) -> list[tuple[Any, ...]]:
+    """``select`` (columns of the actions) over the game's log, in order, from the app's
+    database (SQLite or PostgreSQL)."""
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    query = text(f"{select} FROM actions WHERE game_id = :game_id ORDER BY number")
+    with service.database.read_connection() as connection:
+        return [tuple(row) for row in connection.execute(query, {"game_id": game_id})]
 
 
 def test_a_choice_inside_the_grace_wins(make_client: Callable[..., TestClient]) -> None:
@@ -215,17 +221,14 @@ def test_the_same_scheduler_finishes_the_turn_of_a_player_whose_timer_ran_out(
         record.version += 1
     turn_passed = threading.Event()
     service.listeners.append(
-        lambda changed, _version: (
+        lambda changed, _version, _view: (
             changed == game_id and service.get(game_id).turn == 1 and turn_passed.set()
         )
     )
     service.get(game_id)  # the process learns of the change, as after a restart
     client.app.state.scheduler.notify(game_id, 0)  # type: ignore[attr-defined]
     assert turn_passed.wait(WAIT), "the scheduler did not play the timed-out turn"
-    with sqlite3.connect(client.app.state.settings.data_dir / "penta.db") as db:  # type: ignore[attr-defined]
-        reasons = db.execute(
-            "SELECT kind, reason FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
-        ).fetchall()
+    reasons = _log(client, "SELECT kind, reason", game_id)
     assert reasons[0] == ("roll", None)
     assert reasons[-1] == ("score", "turn_timer")
     assert {reason for _kind, reason in reasons[1:]} == {"turn_timer"}
@@ -283,7 +286,7 @@ def test_a_game_closed_as_abandoned_is_no_longer_due(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
-    swept = RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    swept = RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     assert game_id in swept.abandoned
     assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "abandoned"
     assert game_id not in dict(service.due_games())
@@ -301,7 +304,7 @@ def test_hints_cannot_be_turned_on_in_a_game_closed_as_abandoned(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
-    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     version = client.get(f"/api/v1/games/{game_id}").json()["version"]
     with pytest.raises(ConflictError) as refused:
         service.set_hints(game_id, token, True)

@@ -216,6 +216,7 @@ def test_healthz(client: TestClient) -> None:
         "status": "ok",
         "version": __version__,
         "live_streams": 0,
+        "bus": "local",
         "wal_bytes": health["wal_bytes"],
         "strategy_ready": True,
     }

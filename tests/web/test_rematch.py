@@ -127,7 +127,9 @@ def test_a_rematch_closed_as_abandoned_is_refused_as_such(
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
     assert (
         rematch_id
-        in RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep().abandoned
+        in RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0)
+        .sweep()
+        .abandoned
     )
     with pytest.raises(ConflictError) as refused:
         service.rematches.answer(game_id, ann, join=True)

@@ -174,7 +174,7 @@ def test_a_player_who_returns_while_the_hand_over_is_written_keeps_the_seat(make
     game_id, (_ann, bob) = friends(client, "Ann", "Bob")
     state = client.app.state  # type: ignore[attr-defined]
 
-    def ann_opens_the_game(changed: str, _version: int) -> None:
+    def ann_opens_the_game(changed: str, _version: int, _view: object) -> None:
         # Ann's stream is counted just as the hand-over commits, after it checked presence.
         if changed == game_id and state.presence.absent_for(game_id, 0) is not None:
             state.presence.enter(game_id, 0)
@@ -234,7 +234,7 @@ def test_the_seat_of_a_game_closed_as_abandoned_is_not_handed_over(make_client) 
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
-    RetentionSweeper(service, abandon_after_days=7, delete_after_days=0).sweep()
+    RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     closed = client.get(f"/api/v1/games/{game_id}").json()
     assert closed["status"] == "abandoned"
     refused = hand_over(client, game_id, bob, 0, 409)

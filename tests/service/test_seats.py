@@ -1,10 +1,10 @@
-"""Seat secrets and game ids (app/service/records.py)."""
+"""Seat secrets and game ids (app/service/seats.py)."""
 
 from __future__ import annotations
 
 import re
 
-from app.service.records import new_game_id
+from app.service.seats import new_game_id
 
 
 def test_a_game_id_never_starts_with_a_dash() -> None:

@@ -1,0 +1,57 @@
+"""The bus of a single process: every change is told to this process's streams only."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from datetime import datetime
+from typing import TYPE_CHECKING, Protocol
+
+from app.service.events import Broker
+
+if TYPE_CHECKING:
+    from app.service.views import GameView
+
+
+class Bus(Protocol):
+    """What the application needs of a bus: a listener for the service's committed changes,
+    a lifetime, and its state for ``/healthz``."""
+
+    broker: Broker
+    remote_listeners: list[Callable[[str, int, datetime | None], None]]
+    """Told ``(game_id, version, due)`` of each change another worker made."""
+
+    def publish(self, game_id: str, version: int, view: GameView | None) -> None: ...
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    @property
+    def status(self) -> str: ...
+
+    def figures(self) -> dict[str, int]: ...
+
+
+class LocalBus:
+    """``PENTA_BUS_URL`` empty: the in-process broker is the whole bus."""
+
+    def __init__(self, broker: Broker) -> None:
+        self.broker = broker
+        self.remote_listeners: list[Callable[[str, int, datetime | None], None]] = []
+        """Never told anything: there is no other worker."""
+
+    def publish(self, game_id: str, version: int, view: GameView | None) -> None:
+        self.broker.publish(game_id, version, view)
+
+    async def start(self) -> None:
+        return None
+
+    async def stop(self) -> None:
+        return None
+
+    @property
+    def status(self) -> str:
+        return "local"
+
+    def figures(self) -> dict[str, int]:
+        return {}

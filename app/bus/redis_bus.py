@@ -1,0 +1,231 @@
+"""The Redis bus: each worker tells the others through Redis pub/sub which game reached which
+version, and each passes that on to its own streams.
+
+A message is only ``origin game version due`` (the view stays in the worker that committed
+it; the others read that version from the database once, however many streams watch). Redis
+may lose a message, reorder nothing within one connection, or be away: none of that loses an
+update, only delays it, because every stream's game is checked against the database's
+version on connect (``Last-Event-ID``), whenever the bus reconnects, and periodically (every
+``check_seconds`` while Redis is up, every :data:`POLL_SECONDS` while it is down, when this
+check is all the streams have). Publishing happens after the commit, never waits and
+never fails a move: a full outgoing queue drops the message and counts it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import secrets
+import threading
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING
+
+from anyio import to_thread
+from redis.asyncio import Redis
+from redis.exceptions import RedisError
+
+from app.service.events import Broker
+
+if TYPE_CHECKING:
+    from app.service.views import GameView
+
+logger = logging.getLogger(__name__)
+
+MAX_OUTGOING = 10_000
+"""Messages waiting to be sent; beyond, a message is dropped (the periodic check covers it)."""
+POLL_SECONDS = 1.0
+"""The same while Redis is away: then it is how streams learn of other workers' moves."""
+RECONNECT_MIN_SECONDS = 0.2
+RECONNECT_MAX_SECONDS = 10.0
+"""Bounds of the jittered, doubling wait between two reconnection attempts."""
+
+_JITTER = secrets.SystemRandom()
+
+
+def reconnect_waits() -> Iterator[float]:
+    """The waits between reconnection attempts: doubling from the least to the most, each
+    jittered by ±50 % so that workers cut off together do not come back together."""
+    wait = RECONNECT_MIN_SECONDS
+    while True:
+        yield wait * _JITTER.uniform(0.5, 1.5)
+        wait = min(wait * 2, RECONNECT_MAX_SECONDS)
+
+
+RemoteListener = Callable[[str, int, datetime | None], None]
+"""Told ``(game_id, version, due)`` of another worker's change, on the loop."""
+
+
+class RedisBus:
+    """The broker of this worker, joined to the others' through one Redis channel."""
+
+    def __init__(
+        self,
+        url: str,
+        channel: str,
+        broker: Broker,
+        *,
+        read_versions: Callable[[Sequence[str]], dict[str, int]],
+        due_of: Callable[[str], datetime | None],
+        check_seconds: float = 5.0,
+    ) -> None:
+        self.broker = broker
+        self.check_seconds = check_seconds
+        """How often the watched games are compared with the database while Redis is up."""
+        self.channel = channel
+        self.read_versions = read_versions
+        self.due_of = due_of
+        self.origin = secrets.token_hex(8)
+        self.remote_listeners: list[RemoteListener] = []
+        self.counts = {"sent": 0, "received": 0, "dropped": 0, "resyncs": 0, "reconnects": 0}
+        self._client = Redis.from_url(
+            url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=5
+        )
+        self._outgoing: deque[str] = deque()
+        self._lock = threading.Lock()
+        self._subscribed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._loop_thread: int | None = None
+        self._send = asyncio.Event()
+        self._check = asyncio.Event()
+        self._tasks: list[asyncio.Task[None]] = []
+
+    # -- the service's side: any thread ---------------------------------------------------
+
+    def publish(self, game_id: str, version: int, view: GameView | None) -> None:
+        """Tell this worker's streams at once (with the view), then the other workers."""
+        self.broker.publish(game_id, version, view)
+        due = self.due_of(game_id)
+        message = f"{self.origin} {game_id} {version} {due.timestamp() if due else '-'}"
+        with self._lock:
+            if not self._subscribed or len(self._outgoing) >= MAX_OUTGOING:
+                self.counts["dropped"] += 1
+                return
+            self._outgoing.append(message)
+            first = len(self._outgoing) == 1
+        loop = self._loop
+        if first and loop is not None:  # later ones find the sender awake already
+            if threading.get_ident() == self._loop_thread:
+                self._send.set()
+            else:
+                with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
+                    loop.call_soon_threadsafe(self._send.set)
+
+    @property
+    def status(self) -> str:
+        """``up`` while subscribed to the channel, else ``down`` (streams then poll)."""
+        return "up" if self._subscribed else "down"
+
+    def figures(self) -> dict[str, int]:
+        """Messages sent, received and dropped, resyncs and reconnections since start."""
+        with self._lock:
+            return {**self.counts, "queued": len(self._outgoing)}
+
+    # -- the loop's side ------------------------------------------------------------------
+
+    async def start(self) -> None:
+        self._loop = asyncio.get_running_loop()
+        self._loop_thread = threading.get_ident()
+        for work, name in ((self._listen, "bus-listen"), (self._sender, "bus-send")):
+            self._tasks.append(asyncio.create_task(work(), name=name))
+        self._tasks.append(asyncio.create_task(self._checker(), name="bus-check"))
+
+    async def stop(self) -> None:
+        for task in self._tasks:
+            task.cancel()
+        for task in self._tasks:
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        self._tasks.clear()
+        self._subscribed = False
+        with contextlib.suppress(RedisError, OSError):
+            await self._client.aclose()
+
+    async def resync(self) -> None:
+        """Compare every watched game with the database; tell its streams what they lack."""
+        game_ids = self.broker.game_ids()
+        if not game_ids:
+            return
+        try:
+            versions = await to_thread.run_sync(self.read_versions, game_ids)
+        except Exception:  # the database is away too: the next check tries again
+            logger.warning("live updates: could not read the games' versions", exc_info=True)
+            return
+        for game_id, version in versions.items():
+            self.broker.publish(game_id, version, None)  # no news is a no-op in the broker
+        self.counts["resyncs"] += 1
+
+    def _set_subscribed(self, subscribed: bool) -> None:
+        if subscribed != self._subscribed:
+            self._check.set()  # check now, and at the pace of the new state from then on
+        with self._lock:
+            self._subscribed = subscribed
+            if not subscribed:  # nobody will send these: the checks cover them
+                self.counts["dropped"] += len(self._outgoing)
+                self._outgoing.clear()
+
+    async def _listen(self) -> None:
+        waits = reconnect_waits()
+        while True:
+            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            try:
+                await pubsub.subscribe(self.channel)
+                self._set_subscribed(True)  # and whatever was missed while away is read
+                waits = reconnect_waits()
+                while True:
+                    message = await pubsub.get_message(timeout=1.0)
+                    if message is not None:
+                        self._receive(message["data"])
+            except (RedisError, OSError) as error:
+                if self._subscribed:
+                    logger.warning("live updates: the bus is down (%s); streams poll", error)
+                self._set_subscribed(False)
+            finally:
+                with contextlib.suppress(RedisError, OSError):
+                    await pubsub.aclose()  # type: ignore[no-untyped-call]
+            await asyncio.sleep(next(waits))
+            self.counts["reconnects"] += 1
+
+    def _receive(self, data: bytes | str) -> None:
+        text = data.decode() if isinstance(data, bytes) else data
+        try:
+            origin, game_id, version_text, due_text = text.split(" ")
+            version = int(version_text)
+            due = None if due_text == "-" else datetime.fromtimestamp(float(due_text), UTC)
+        except ValueError:
+            logger.warning("live updates: ignored a malformed bus message %r", text[:100])
+            return
+        if origin == self.origin:
+            return
+        self.counts["received"] += 1
+        self.broker.publish(game_id, version, None)
+        for listener in self.remote_listeners:
+            listener(game_id, version, due)
+
+    async def _sender(self) -> None:
+        while True:
+            await self._send.wait()
+            self._send.clear()
+            with self._lock:
+                batch = list(self._outgoing)
+                self._outgoing.clear()
+            if not batch:
+                continue
+            try:
+                async with self._client.pipeline(transaction=False) as pipe:
+                    for message in batch:
+                        pipe.publish(self.channel, message)
+                    await pipe.execute()
+                self.counts["sent"] += len(batch)
+            except (RedisError, OSError):
+                self.counts["dropped"] += len(batch)  # the listener notices and reconnects
+
+    async def _checker(self) -> None:
+        while True:
+            interval = self.check_seconds if self._subscribed else POLL_SECONDS
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._check.wait(), interval)
+            self._check.clear()
+            await self.resync()

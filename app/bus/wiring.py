@@ -1,0 +1,31 @@
+"""Which bus the settings ask for, connected to the service's database and deadlines."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from app.bus.local import Bus, LocalBus
+from app.bus.redis_bus import RedisBus
+from app.service.events import Broker
+from app.service.games import GameService
+from app.settings import Settings
+from app.store.versions import current_versions
+
+
+def make_bus(settings: Settings, broker: Broker, service: GameService) -> Bus:
+    """The Redis bus when ``PENTA_BUS_URL`` is set, else the in-process broker alone."""
+    if not settings.bus_url:
+        return LocalBus(broker)
+
+    def read_versions(game_ids: Sequence[str]) -> dict[str, int]:
+        with service.database.read_connection() as connection:
+            return current_versions(connection, game_ids)
+
+    return RedisBus(
+        settings.bus_url,
+        settings.bus_channel,
+        broker,
+        read_versions=read_versions,
+        due_of=service.due_at,
+        check_seconds=settings.bus_check_seconds,
+    )

@@ -1,0 +1,165 @@
+"""The Redis bus inside one process, against a real redis-server: what a worker sends, what
+it passes on to its streams, its bounded queue, and its checks against the database."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from datetime import UTC, datetime
+
+import pytest
+from redis.asyncio import Redis
+
+from app.bus import redis_bus
+from app.bus.redis_bus import (
+    RECONNECT_MAX_SECONDS,
+    RECONNECT_MIN_SECONDS,
+    RedisBus,
+    reconnect_waits,
+)
+from app.service.events import Broker
+from tests.redis_server import RedisServer
+
+WAIT = 10.0
+
+
+class Versions:
+    """The games' versions as a database would answer them, and how often it was asked."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, int] = {}
+        self.asked = 0
+
+    def read(self, game_ids: Sequence[str]) -> dict[str, int]:
+        self.asked += 1
+        return {game_id: self.current[game_id] for game_id in game_ids if game_id in self.current}
+
+
+def bus(server: RedisServer, broker: Broker, versions: Versions, **options: float) -> RedisBus:
+    due = datetime(2030, 1, 1, tzinfo=UTC)
+    return RedisBus(
+        server.url,
+        "penta-test",
+        broker,
+        read_versions=versions.read,
+        due_of=lambda _game_id: due,
+        **options,
+    )
+
+
+async def until(condition: object, what: str) -> None:
+    deadline = asyncio.get_running_loop().time() + WAIT
+    while not condition():  # type: ignore[operator]
+        assert asyncio.get_running_loop().time() < deadline, what
+        await asyncio.sleep(0.01)
+
+
+def test_a_change_reaches_the_other_workers_streams_and_their_schedulers(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        here, there = Broker(), Broker()
+        sender = bus(redis_server, here, Versions(), check_seconds=600)
+        receiver = bus(redis_server, there, Versions(), check_seconds=600)
+        heard: list[tuple[str, int, datetime | None]] = []
+        receiver.remote_listeners.append(lambda *change: heard.append(change))
+        sender.remote_listeners.append(lambda *change: heard.append(("echo", *change[1:])))
+        await sender.start()
+        await receiver.start()
+        await until(lambda: sender.status == receiver.status == "up", "the bus never came up")
+        local = here.subscribe("g1")
+        remote = there.subscribe("g1")
+        sender.publish("g1", 7, None)
+        assert await remote.wait(0, WAIT) == 7
+        assert remote.view is None  # the other worker reads it from the database
+        assert await local.wait(0, WAIT) == 7
+        assert heard == [("g1", 7, datetime(2030, 1, 1, tzinfo=UTC))]  # not its own echo
+        assert sender.figures()["sent"] == 1
+        assert receiver.figures()["received"] == 1
+        await sender.stop()
+        await receiver.stop()
+
+    asyncio.run(scenario())
+
+
+def test_a_full_outgoing_queue_drops_and_counts_never_blocks(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(redis_bus, "MAX_OUTGOING", 50)
+
+    async def scenario() -> None:
+        sender = bus(redis_server, Broker(), Versions(), check_seconds=600)
+        receiver = bus(redis_server, Broker(), Versions(), check_seconds=600)
+        await sender.start()
+        await receiver.start()
+        await until(lambda: sender.status == receiver.status == "up", "the bus never came up")
+        for version in range(1, 61):  # on the loop: the sender cannot drain meanwhile
+            sender.publish("g1", version, None)
+        assert sender.figures()["queued"] == 50
+        assert sender.figures()["dropped"] == 10
+        await until(lambda: receiver.figures()["received"] == 50, "the queue was not sent")
+        await until(lambda: sender.figures()["sent"] == 50, "the sender did not count them")
+        assert sender.figures()["dropped"] == 10
+        await sender.stop()
+        await receiver.stop()
+
+    asyncio.run(scenario())
+
+
+def test_malformed_messages_are_ignored_and_the_bus_goes_on(redis_server: RedisServer) -> None:
+    async def scenario() -> None:
+        broker = Broker()
+        receiver = bus(redis_server, broker, Versions(), check_seconds=600)
+        await receiver.start()
+        await until(lambda: receiver.status == "up", "the bus never came up")
+        subscription = broker.subscribe("g1")
+        client = Redis.from_url(redis_server.url)
+        for junk in ("", "one two", "x g1 seven -", "x g1 7 soon"):
+            await client.publish("penta-test", junk)
+        await client.publish("penta-test", "x g1 8 -")
+        assert await subscription.wait(0, WAIT) == 8
+        assert receiver.figures()["received"] == 1
+        await client.aclose()
+        await receiver.stop()
+
+    asyncio.run(scenario())
+
+
+def test_with_redis_away_changes_are_dropped_and_streams_poll_the_database(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        broker, versions = Broker(), Versions()
+        worker = bus(redis_server, broker, versions, check_seconds=600)
+        await worker.start()
+        await until(lambda: worker.status == "up", "the bus never came up")
+        subscription = broker.subscribe("g1")
+        redis_server.stop()
+        await until(lambda: worker.status == "down", "the bus never noticed Redis go")
+        worker.publish("g2", 3, None)  # a move goes on: nothing to send it with, counted
+        assert worker.figures()["dropped"] == 1
+        versions.current["g1"] = 4  # another worker's move, committed meanwhile
+        assert await subscription.wait(0, WAIT) == 4  # from the poll (every POLL_SECONDS)
+        redis_server.start()
+        await until(lambda: worker.status == "up", "the bus never reconnected")
+        assert worker.figures()["reconnects"] >= 1
+        other = bus(redis_server, Broker(), Versions(), check_seconds=600)
+        await other.start()
+        await until(lambda: other.status == "up", "the other worker's bus never came up")
+        other.publish("g1", 5, None)  # over Redis again: no poll runs every 600 s
+        assert await subscription.wait(4, WAIT) == 5
+        await other.stop()
+        await worker.stop()
+
+    asyncio.run(scenario())
+
+
+def test_reconnections_are_spaced_doubling_jittered_and_capped() -> None:
+    waits = reconnect_waits()
+    first = [next(waits) for _ in range(40)]
+    assert all(wait >= RECONNECT_MIN_SECONDS / 2 for wait in first)
+    assert all(wait <= RECONNECT_MAX_SECONDS * 1.5 for wait in first)
+    # At most one attempt per 0.1 s at first, then fewer: 40 attempts span minutes, not seconds.
+    assert sum(first) >= sum(min(0.2 * 2**n, 10) * 0.5 for n in range(40))
+    assert sum(first[30:]) >= 10 * RECONNECT_MAX_SECONDS * 0.5
+    assert len({round(wait, 6) for wait in first[30:]}) > 1, "jittered, not in lockstep"

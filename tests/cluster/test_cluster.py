@@ -1,0 +1,246 @@
+"""Three workers on one PostgreSQL and one Redis, as `compose.cluster.yaml` runs them: a game
+played across them behaves as on one server. Timings are printed, never asserted."""
+
+from __future__ import annotations
+
+import json
+import queue
+import statistics
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.cluster.conftest import Cluster
+from tests.live.test_live_updates import events
+from tests.live_server import Server
+
+WAIT = 15.0
+
+
+def answer(worker: Server, path: str, token: str | None = None, body: Any = None) -> httpx.Response:
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
+    return httpx.post(f"{worker.url}{path}", json=body, headers=headers, timeout=WAIT)
+
+
+def act(worker: Server, path: str, token: str | None = None, body: Any = None) -> dict[str, Any]:
+    response = answer(worker, path, token, body)
+    assert response.status_code in (200, 201), response.text
+    result: dict[str, Any] = response.json()
+    return result
+
+
+def new_game(worker: Server, *, computers: int = 0) -> tuple[str, str, dict[str, Any]]:
+    """A started game with its host's token, and the game as started."""
+    seat = act(worker, "/api/v1/games", body={"name": "Ann"})
+    game_id, token = seat["game"]["id"], seat["token"]
+    for _ in range(computers):
+        act(worker, f"/api/v1/games/{game_id}/computers", token)
+    return game_id, token, act(worker, f"/api/v1/games/{game_id}/start", token)
+
+
+class Reader:
+    """A live stream of the API on one worker, read in a thread: each game event with the
+    moment it arrived."""
+
+    def __init__(self, worker: Server, game_id: str) -> None:
+        self.events: queue.Queue[tuple[dict[str, Any], float]] = queue.Queue()
+        self._client = httpx.Client(base_url=worker.url, timeout=httpx.Timeout(WAIT, read=60))
+        self._path = f"/api/v1/games/{game_id}/events"
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        try:
+            with self._client.stream("GET", self._path) as stream:
+                for event in events(stream.iter_lines()):
+                    if event.get("event") == "game":
+                        self.events.put((json.loads(event["data"]), time.perf_counter()))
+        except httpx.HTTPError:
+            return  # closed by the test, or its worker killed
+
+    def until(
+        self, done: Callable[[dict[str, Any]], bool]
+    ) -> tuple[list[int], dict[str, Any], float]:
+        """The versions received until one satisfies ``done``, that game and when it came."""
+        versions: list[int] = []
+        deadline = time.monotonic() + WAIT
+        while True:
+            game, arrived = self.events.get(timeout=max(deadline - time.monotonic(), 0.01))
+            versions.append(game["version"])
+            if done(game):
+                return versions, game, arrived
+
+    def close(self) -> None:
+        self._client.close()
+
+
+@pytest.fixture
+def reader() -> Iterator[Callable[[Server, str], Reader]]:
+    readers: list[Reader] = []
+
+    def open_reader(worker: Server, game_id: str) -> Reader:
+        readers.append(Reader(worker, game_id))
+        return readers[-1]
+
+    yield open_reader
+    for each in readers:
+        each.close()
+
+
+def test_a_stream_on_one_worker_sees_every_move_made_on_another(
+    cluster: Cluster, reader: Callable[[Server, str], Reader], capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = cluster.workers[0], cluster.workers[1]
+    game_id, token, game = new_game(b)
+    stream = reader(a, game_id)
+    seen, _, _ = stream.until(lambda event: event["version"] == game["version"])
+    delays: list[float] = []
+    for _turn in range(6):
+        for _roll in range(3):
+            game = act(
+                b, f"/api/v1/games/{game_id}/roll", token, {"hold": [], "version": game["version"]}
+            )
+            answered = time.perf_counter()
+            versions, event, arrived = stream.until(lambda e, v=game["version"]: e["version"] >= v)
+            assert versions == [game["version"]], "a version was skipped or came twice"
+            assert event["dice"] == game["dice"]
+            seen += versions
+            delays.append(max(arrived - answered, 0.0))
+        game = act(b, f"/api/v1/games/{game_id}/auto", token, {"version": game["version"]})
+        answered = time.perf_counter()
+        versions, event, arrived = stream.until(lambda e, v=game["version"]: e["version"] >= v)
+        assert versions == [game["version"]]
+        seen += versions
+        delays.append(max(arrived - answered, 0.0))
+    assert seen == sorted(set(seen))
+    assert len(seen) == 1 + 6 * 4
+    p95 = statistics.quantiles(delays, n=20)[-1] * 1000
+    with capsys.disabled():
+        print(
+            f"\ncluster: answer on B → event on A, {len(delays)} moves: "
+            f"p50 {statistics.median(delays) * 1000:.1f} ms, p95 {p95:.1f} ms"
+        )
+
+
+def test_eight_joins_at_once_on_two_workers_take_exactly_the_free_seats(cluster: Cluster) -> None:
+    a, b = cluster.workers[0], cluster.workers[1]
+    seat = act(a, "/api/v1/games", body={"name": "Ann"})
+    game_id, created = seat["game"]["id"], seat["game"]["version"]
+    start = threading.Barrier(8)
+
+    def join(number: int) -> httpx.Response:
+        start.wait()
+        worker = (a, b)[number % 2]
+        return answer(worker, f"/api/v1/games/{game_id}/players", body={"name": f"P{number}"})
+
+    with ThreadPoolExecutor(8) as pool:
+        answers = list(pool.map(join, range(8)))
+    joined = [response.json() for response in answers if response.status_code == 201]
+    refused = [response.json() for response in answers if response.status_code != 201]
+    assert len(joined) == 5
+    assert [body["error"]["code"] for body in refused] == ["full"] * 3
+    versions = sorted(body["game"]["version"] for body in joined)
+    assert versions == list(range(created + 1, created + 6)), "one version per commit"
+    game = httpx.get(f"{b.url}/api/v1/games/{game_id}", timeout=WAIT).json()
+    assert (len(game["players"]), game["version"]) == (6, created + 5)
+
+
+def test_twenty_identical_actions_over_the_workers_apply_once(cluster: Cluster) -> None:
+    game_id, token, game = new_game(cluster.workers[0])
+    start = threading.Barrier(20)
+
+    def roll(number: int) -> httpx.Response:
+        start.wait()
+        worker = cluster.workers[number % 3]
+        return answer(
+            worker, f"/api/v1/games/{game_id}/roll", token, {"hold": [], "version": game["version"]}
+        )
+
+    with ThreadPoolExecutor(20) as pool:
+        answers = list(pool.map(roll, range(20)))
+    statuses = sorted(response.status_code for response in answers)
+    assert statuses == [200] + [409] * 19
+    assert {r.json()["error"]["code"] for r in answers if r.status_code == 409} == {"stale"}
+    rolls = cluster.rows(
+        "SELECT count(*) FROM actions WHERE game_id = %s AND kind = 'roll'", game_id
+    )
+    assert rolls == [(1,)]
+
+
+def test_a_deadline_and_a_computer_seat_are_played_once_while_workers_race(
+    cluster: Cluster, reader: Callable[[Server, str], Reader]
+) -> None:
+    a, b, c = cluster.workers
+    game_id, token, _ = new_game(a, computers=1)
+    stream = reader(c, game_id)
+    for _ in range(3):
+        act(b, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+    # Ann lets the deadline pass: a worker scores for her, then the computer plays its turn,
+    # every worker having been told when each step is due.
+    stream.until(lambda event: event["round"] == 2 and event["turn"] == 0)
+    rows = cluster.rows(
+        "SELECT seat, kind, reason FROM actions"
+        " WHERE game_id = %s AND kind <> 'hold' ORDER BY number",
+        game_id,
+    )
+    scores = [(seat, reason) for seat, kind, reason in rows if kind == "score"]
+    assert scores == [(0, "deadline"), (1, "computer")]
+    computer_rolls = [row for row in rows if row[0] == 1 and row[1] == "roll"]
+    assert 1 <= len(computer_rolls) <= 3
+    assert all(reason == "computer" for _, _, reason in computer_rolls)
+
+
+def test_a_killed_worker_leaves_the_next_computer_step_to_another(
+    cluster: Cluster, reader: Callable[[Server, str], Reader], capsys: pytest.CaptureFixture[str]
+) -> None:
+    survivor, victim = cluster.workers[0], cluster.workers[2]
+    game_id, token, game = new_game(victim, computers=1)
+    stream = reader(survivor, game_id)
+    for _ in range(3):
+        game = act(victim, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+    game = act(victim, f"/api/v1/games/{game_id}/auto", token, {"version": game["version"]})
+    acknowledged = game["version"]
+    victim.kill()  # SIGKILL: the computer's first step was due on it in PACE_SECONDS
+    killed = time.perf_counter()
+    _, back, arrived = stream.until(lambda event: event["turn"] == 0 and event["round"] == 2)
+    assert back["version"] > acknowledged
+    rows = cluster.rows(
+        "SELECT seat, kind FROM actions WHERE game_id = %s AND kind <> 'hold'", game_id
+    )
+    assert rows.count((0, "roll")) == 3
+    assert rows.count((0, "score")) == 1, "an acknowledged move was lost"
+    assert rows.count((1, "score")) == 1
+    with capsys.disabled():
+        print(
+            f"\ncluster: worker killed → computer turn played by another: {arrived - killed:.2f} s"
+        )
+
+
+def test_with_redis_stopped_moves_succeed_and_streams_catch_up(
+    cluster: Cluster, reader: Callable[[Server, str], Reader], capsys: pytest.CaptureFixture[str]
+) -> None:
+    a, b = cluster.workers[0], cluster.workers[1]
+    game_id, token, game = new_game(b)
+    streams = [reader(a, game_id), reader(b, game_id)]
+    for stream in streams:
+        stream.until(lambda event: event["version"] == game["version"])
+    cluster.redis.stop()
+    for _ in range(2):
+        game = act(b, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+    for worker in (a, b):
+        assert httpx.get(f"{worker.url}/healthz", timeout=WAIT).json()["status"] == "ok"
+    cluster.redis.start()
+    returned = time.perf_counter()
+    game = act(b, f"/api/v1/games/{game_id}/score", token, {"box": next(iter(game["options"]))})
+    for stream in streams:
+        versions, _, arrived = stream.until(lambda event: event["version"] == game["version"])
+        assert versions == sorted(set(versions))
+        with capsys.disabled():
+            print(
+                f"\ncluster: Redis back → stream at the newest version: {arrived - returned:.2f} s"
+            )
