@@ -14,7 +14,7 @@ IDLE_RUNNER = {"computer_pace_seconds": 3600}
 
 
 def _snapshots(client: TestClient) -> Snapshots:
-    snapshots: Snapshots = client.app.state.service.changes.snapshots  # type: ignore[attr-defined]
+    snapshots: Snapshots = client.app.state.service.changes.store.snapshots  # type: ignore[attr-defined]
     return snapshots
 
 

@@ -31,7 +31,9 @@ def test_boxes_and_penta_bonuses_are_kept_from_the_log_and_after_a_reload(
         ScoreEntry(number=4, seat=0, box=Box.SIXES, points=30, bonus=100, reason=None),
     )
     assert service.get(game_id).activity == expected
-    service.changes.snapshots = Snapshots()  # as after a restart: replayed from the stored log
+    service.changes.store.snapshots = (
+        Snapshots()
+    )  # as after a restart: replayed from the stored log
     reloaded = service.get(game_id)
     assert reloaded.activity == expected
     assert reloaded.fresh_score is None  # read back, not this version's news
