@@ -1,7 +1,7 @@
 """Games as of a version, kept in memory, and the Core reads and writes that move them on.
 
 Loading a game through the ORM and replaying its whole log took most of the time of every
-request (profiled: about 4 ms of 10 ms per action). A :class:`Snapshot` is the game's row,
+request (figures: ``docs/performance.md``, "Store"). A :class:`Snapshot` is the game's row,
 its seats and its replayed state at one version; :class:`Snapshots` keeps the newest one of
 each recent game. Every read first asks the database for the game's version (one indexed
 lookup in the caller's transaction) and uses the kept snapshot only if it is of that
@@ -40,7 +40,7 @@ from app.store.rows import GameRow, SeatRow, seat_columns
 CACHE_SIZE = 4096
 """Games kept; beyond it the least recently used is dropped (and loaded again if needed)."""
 
-# Core statements, built once: through an ORM session the same reads and writes cost three
+# Core statements, built once: through an ORM session the same reads and writes cost several
 # times as much (its transaction, identity map and bulk paths), more than the work itself.
 _VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
 _LOCKED_VERSION = _VERSION.with_for_update()
@@ -442,6 +442,11 @@ class Snapshots:
         if loaded is not None:
             self.keep(loaded)
         return loaded
+
+    def clear(self) -> None:
+        """Forget every kept snapshot (as a restart does; bench/catch_up.py's full reloads)."""
+        with self._lock:
+            self._kept.clear()
 
     def peek(self, game_id: str) -> Snapshot | None:
         """The kept snapshot of the game, unchecked (it may be out of date), or None."""
