@@ -9,6 +9,7 @@ from typing import Literal
 
 from sqlalchemy import Connection
 
+from app.analysis.advice import Advice, advise
 from app.rules import (
     Action,
     Box,
@@ -19,7 +20,6 @@ from app.rules import (
     Roll,
     Score,
 )
-from app.service.advice import Advice, advise
 from app.service.changes import Changes
 from app.service.clock import as_utc, now
 from app.service.deadlines import server_just_recorded

@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from fastapi.templating import Jinja2Templates
 
 from app import __version__, i18n
-from app.service.advice import Advice, advise
+from app.analysis.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
 from app.service.games import GameService
