@@ -20,10 +20,10 @@ from app.service.events import Broker
 from app.service.presence import TABLE_CHANGED, Presence, Table
 from app.service.reactions import Reaction
 from app.service.views import GameView
-from app.web.templating import render
+from app.web.plumbing.templating import render
 
 if TYPE_CHECKING:
-    from app.web.events import LiveViews
+    from app.web.routes.events import LiveViews
 
 
 _MAX_GAMES = 10_000
@@ -109,7 +109,7 @@ class TableEvents:
                 yield await self._reaction(view, signal)
 
     async def _table(self, view: GameView, table: Table) -> str:
-        from app.web.events import sse  # here: app.web.events imports this module
+        from app.web.routes.events import sse  # here: app.web.routes.events imports this module
 
         def make() -> str:
             with i18n.language(self.language) as current:
@@ -128,7 +128,7 @@ class TableEvents:
         return await self.live.rendering(view, f"table:{self.language}:{table}", self.seat, make)
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:
-        from app.web.events import sse
+        from app.web.routes.events import sse
 
         def make() -> str:
             html = render(self.templates, "fragments/reaction.html", reaction=reaction)

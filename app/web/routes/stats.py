@@ -7,7 +7,7 @@ from fastapi.responses import HTMLResponse, Response
 
 from app.service.stats import statistics
 from app.web.deps import ServiceDep, TemplatesDep
-from app.web.pages import page_context
+from app.web.routes.pages import page_context
 
 router = APIRouter(include_in_schema=False)
 

@@ -24,13 +24,13 @@ from app.service.presence import Presence
 from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
-from app.web.hosts import base_url
-from app.web.limits import client_address
-from app.web.pages import hints_for
+from app.web.plumbing.hosts import base_url
+from app.web.plumbing.limits import client_address
+from app.web.plumbing.stream_limits import StreamSlots
+from app.web.plumbing.templating import render
+from app.web.routes.pages import hints_for
 from app.web.schemas import GameOut
-from app.web.stream_limits import StreamSlots
 from app.web.table_events import TableEvents
-from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
 _CACHE_SIZE = 256

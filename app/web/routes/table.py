@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 from app.service.reactions import REACTIONS, Reactions
 from app.service.stand_in import StandIns
 from app.web.deps import BearerDep, CsrfDep
-from app.web.pages import BoardDep
-from app.web.patience import patiently
+from app.web.plumbing.patience import patiently
+from app.web.routes.pages import BoardDep
 from app.web.schemas import ErrorOut, GameOut
 
 router = APIRouter(include_in_schema=False)

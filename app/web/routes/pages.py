@@ -19,11 +19,11 @@ from app.service.play import Expect
 from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
-from app.web.hosts import base_url
-from app.web.limits import CreateLimit
-from app.web.middleware import LANGUAGE_COOKIE
-from app.web.patience import patiently
-from app.web.templating import render
+from app.web.plumbing.hosts import base_url
+from app.web.plumbing.limits import CreateLimit
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.patience import patiently
+from app.web.plumbing.templating import render
 
 router = APIRouter(include_in_schema=False)
 
@@ -185,7 +185,8 @@ def game_page(
     return templates.TemplateResponse(request, template, context)
 
 
-# The game's fragments and actions are ``async def``, as the API's moves are (see app/web/api.py).
+# The game's fragments and actions are ``async def``, as the API's moves are (see
+# app/web/routes/api.py).
 
 
 @router.get("/games/{game_id}/board", response_class=HTMLResponse)

@@ -6,11 +6,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.service.reviews import game_review
-from app.web.api import ERROR_RESPONSES
 from app.web.chart import expected_chart
 from app.web.deps import ServiceDep, TemplatesDep
-from app.web.hosts import base_url
-from app.web.pages import page_context
+from app.web.plumbing.hosts import base_url
+from app.web.routes.api import ERROR_RESPONSES
+from app.web.routes.pages import page_context
 from app.web.schemas import DecisionOut, GameOut, PlayerReviewOut, ReviewOut
 
 router = APIRouter()

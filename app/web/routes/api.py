@@ -13,9 +13,9 @@ from app.service.errors import ForbiddenError
 from app.service.play import Expect
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
-from app.web.hosts import base_url
-from app.web.limits import CreateLimit, JoinLimit
-from app.web.patience import patiently
+from app.web.plumbing.hosts import base_url
+from app.web.plumbing.limits import CreateLimit, JoinLimit
+from app.web.plumbing.patience import patiently
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
