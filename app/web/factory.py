@@ -25,6 +25,7 @@ from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
+from app.web.live import LiveViews
 from app.web.plumbing import errors, logs
 from app.web.plumbing.body_limit import BodyLimitMiddleware
 from app.web.plumbing.head import HeadMiddleware
@@ -35,7 +36,6 @@ from app.web.plumbing.server_setup import PentaApp, trusted_proxies
 from app.web.plumbing.stream_limits import StreamSlots
 from app.web.plumbing.templating import create_templates, render
 from app.web.routes import api, events, install, lobby, pages, review, stats, table
-from app.web.routes.events import LiveViews
 from app.web.routes.rules_page import router as rules_router
 from app.web.table_events import PresenceAnnouncer
 

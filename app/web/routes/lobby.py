@@ -14,7 +14,7 @@ from app.service.seats import hash_secret
 from app.settings import Settings
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.limits import CreateLimit, JoinLimit
-from app.web.routes.pages import ClientSeedField, page_context, set_seat_cookie
+from app.web.shared import ClientSeedField, page_context, set_seat_cookie
 
 router = APIRouter(include_in_schema=False)
 
