@@ -1,5 +1,5 @@
-"""Play: each seat's actions (roll, hold, score), refused when not allowed, and the steps the
-server owes a game (computer seats, run-out timers, the auto-confirm deadline)."""
+"""Play: each seat's actions (roll, hold, score, hints, advice), refused when not allowed,
+each applied and logged in one write."""
 
 from __future__ import annotations
 
