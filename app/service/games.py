@@ -3,6 +3,8 @@ composed over one path of change (:mod:`app.service.changes`), and reading a gam
 
 from __future__ import annotations
 
+from app.analysis.review import PlayerReview
+from app.service import reviews, stats
 from app.service.changes import Changes
 from app.service.deadlines import DEFAULT_DEADLINES, Deadlines
 from app.service.dice import DiceSource
@@ -94,3 +96,11 @@ class GameService:
     def log_bytes(self) -> int:
         """The size of the database's write-ahead log (kept small by the checkpointer)."""
         return self.database.wal_bytes()
+
+    def review(self, game_id: str) -> tuple[GameView, tuple[PlayerReview, ...]]:
+        """The finished game and its review; 409 before the end, 503 while the table builds."""
+        return reviews.game_review(self.database, self.strategy, game_id)
+
+    def statistics(self) -> stats.Statistics:
+        """Figures over every finished game."""
+        return stats.statistics(self.database)

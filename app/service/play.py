@@ -1,5 +1,5 @@
-"""Play: each seat's actions (roll, hold, score), refused when not allowed, and the steps the
-server owes a game (computer seats, run-out timers, the auto-confirm deadline)."""
+"""Play: each seat's actions (roll, hold, score, hints, advice), refused when not allowed,
+each applied and logged in one write."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+from app.analysis.advice import Advice, advise
 from app.rules import (
     Action,
     Box,
@@ -18,7 +19,6 @@ from app.rules import (
     Roll,
     Score,
 )
-from app.service.advice import Advice, advise
 from app.service.changes import Changes
 from app.service.clock import as_utc, now
 from app.service.deadlines import server_just_recorded

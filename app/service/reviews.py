@@ -5,9 +5,9 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
+from app.analysis.review import Decision, PlayerReview, review
 from app.service.changes import not_found
 from app.service.errors import ConflictError, UnavailableError
-from app.service.review import Decision, PlayerReview, review
 from app.service.views import GameView
 from app.store.database import Database
 from app.store.game_store import NoSuchGame

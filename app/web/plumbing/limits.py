@@ -23,7 +23,7 @@ from fastapi import Depends, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.service.errors import ServiceError
-from app.web.errors import service_error_response
+from app.web.plumbing.errors import service_error_response
 
 MAX_ADDRESSES = 10_000
 """Buckets kept per action; the least recently used goes first (it would be full by now,
