@@ -8,10 +8,11 @@ from collections.abc import Callable
 from app.service.deadlines import Deadlines
 from app.service.errors import NotFoundError
 from app.service.views import GameView
+from app.store.cache import Snapshots
 from app.store.database import Database
 from app.store.game_store import Editing, GameStore, NoSuchGame, Reading
 from app.store.models import GameRecord
-from app.store.snapshots import Snapshot, Snapshots
+from app.store.snapshots import Snapshot
 
 ChangeListener = Callable[[str, int], None]
 """Told ``(game_id, version)`` after every committed change."""

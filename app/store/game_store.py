@@ -18,13 +18,13 @@ from sqlalchemy.orm import Session, object_session, selectinload
 
 from app.rules import Action, Game
 from app.store import retention
+from app.store.cache import Snapshots
 from app.store.database import Database
 from app.store.log import replay_log
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus, Reason
 from app.store.rows import GameRow
 from app.store.snapshots import (
     Snapshot,
-    Snapshots,
     claim_due,
     due_games,
     insert_game,

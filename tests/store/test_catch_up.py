@@ -7,7 +7,8 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.store.snapshots import Snapshots, load_snapshot
+from app.store.cache import Snapshots
+from app.store.snapshots import load_snapshot
 from tests.web.helpers import act
 
 IDLE_RUNNER = {"computer_pace_seconds": 3600}

@@ -10,9 +10,9 @@ from fastapi.testclient import TestClient
 from app import i18n
 from app.rules import Box
 from app.service.games import GameService
+from app.store.cache import Snapshots
 from app.store.log import ACTIVITY_SIZE, ScoreEntry
 from app.store.models import Reason
-from app.store.snapshots import Snapshots
 from app.web.plumbing.templating import render
 from tests.web.helpers import act, started_game
 
