@@ -253,7 +253,8 @@ def main() -> None:
             "PENTA_DATA_DIR": f"{folder}/penta",
             "PENTA_STRATEGY_TABLE": str(table),
             # One client address plays every game at machine speed: the limits per client
-            # (app/web/limits.py, app/web/connections.py) would refuse it, so they are off.
+            # (app/web/plumbing/limits.py, app/web/plumbing/connections.py) would refuse it, so
+            # they are off.
             "PENTA_RATE_LIMIT_PER_MINUTE": "0",
             "PENTA_ACTIONS_PER_MINUTE": "0",
             "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",

@@ -11,7 +11,7 @@ from typing import Any
 import yaml
 
 from app.settings import Settings
-from app.web.events import KEEP_ALIVE_SECONDS
+from app.web.routes.events import KEEP_ALIVE_SECONDS
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKERS = ("app1", "app2", "app3")

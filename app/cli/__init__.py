@@ -41,7 +41,7 @@ def _serve(arguments: argparse.Namespace) -> None:
     _log_to_stderr()
     # Migrations run in the app's start-up, before it serves a request. The app puts its own
     # connection limits and proxy trust (PENTA_TRUSTED_PROXIES) into uvicorn when it starts
-    # (app/web/server_setup.py), so nothing about them is decided here.
+    # (app/web/plumbing/server_setup.py), so nothing about them is decided here.
     uvicorn.run("app.main:app", host=arguments.host, port=arguments.port)
 
 

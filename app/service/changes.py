@@ -5,16 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from sqlalchemy import Connection, select
-from sqlalchemy.orm import Session, selectinload
-
 from app.service.deadlines import Deadlines
 from app.service.errors import NotFoundError
 from app.service.views import GameView
+from app.store.cache import Snapshots
 from app.store.database import Database
-from app.store.log import replay_log
-from app.store.models import ActionRecord, GameRecord, GameStatus
-from app.store.snapshots import Snapshot, Snapshots, snapshot_of
+from app.store.game_store import Editing, GameStore, NoSuchGame, Reading
+from app.store.models import GameRecord
+from app.store.snapshots import Snapshot
 
 ChangeListener = Callable[[str, int, GameView | None], None]
 """Told ``(game_id, version, view)`` after every committed change: ``view`` is the game as
@@ -26,21 +24,32 @@ class Changes:
     """Games as kept in memory, each change committed and then announced to the listeners."""
 
     def __init__(self, database: Database, deadlines: Deadlines) -> None:
-        self.database = database
+        self.store = GameStore(database)
         self.deadlines = deadlines
         self.listeners: list[ChangeListener] = []
-        self.snapshots = Snapshots()
 
-    def snapshot(self, connection: Connection, game_id: str) -> Snapshot:
-        """The game as the connection's transaction sees it, or 404."""
-        snapshot = self.snapshots.load(connection, game_id)
-        if snapshot is None:
-            raise NotFoundError("not_found", "there is no such game")
-        return snapshot
+    @property
+    def snapshots(self) -> Snapshots:
+        """The games kept in memory (the store's)."""
+        return self.store.snapshots
+
+    def snapshot(self, transaction: Reading | Editing, game_id: str) -> Snapshot:
+        """The game as the transaction sees it, or 404."""
+        try:
+            return transaction.snapshot(game_id)
+        except NoSuchGame:
+            raise not_found() from None
+
+    def record(self, editing: Editing, game_id: str) -> GameRecord:
+        """The game's records with its seats, to change in ``editing``, or 404."""
+        try:
+            return editing.record(game_id)
+        except NoSuchGame:
+            raise not_found() from None
 
     def committed(self, snapshot: Snapshot) -> GameView:
         """Keep a change's snapshot once it is committed and tell the listeners; its view."""
-        self.snapshots.keep(snapshot)
+        self.store.keep(snapshot)
         view = self.view(snapshot)
         for listener in self.listeners:
             listener(view.id, view.version, view)
@@ -62,33 +71,16 @@ class Changes:
 
         The state comes from the kept snapshot, not from a replay of the log: a change of
         seats (or of hints) leaves the dice and sheets as they were, and replaying a game of
-        30,000 logged actions took a second. A waiting game's state depends only on how many
-        seats it has, and its log is empty.
+        30,000 logged actions took a second.
         """
-        with self.database.writing() as session:
-            kept = self.snapshot(session.connection(), game_id)
-            record = load_game(session, game_id, with_actions=False)
+        with self.store.editing() as editing:
+            kept = self.snapshot(editing, game_id)
+            record = self.record(editing, game_id)
             change(record)
-            # A change may log an entry that is no rules action (a seat handed over): counted.
-            appended = sum(isinstance(item, ActionRecord) for item in session.new)
-            record.version += 1
-            session.flush()
-            state = kept.state
-            if record.status == GameStatus.WAITING:
-                state = replay_log(record.status, len(record.players), ())
-            snapshot = snapshot_of(record, state, kept, appended=appended)
+            snapshot = editing.bump(kept, record)
         return self.committed(snapshot)
 
 
-def load_game(session: Session, game_id: str, *, with_actions: bool = True) -> GameRecord:
-    """The game's records with its seats, and its whole log unless ``with_actions`` is off
-    (then ``record.actions`` must not be touched: it would load the log)."""
-    options = [selectinload(GameRecord.players)]
-    if with_actions:
-        options.append(selectinload(GameRecord.actions))
-    record = session.scalars(
-        select(GameRecord).where(GameRecord.id == game_id).options(*options)
-    ).one_or_none()
-    if record is None:
-        raise NotFoundError("not_found", "there is no such game")
-    return record
+def not_found() -> NotFoundError:
+    """The refusal of a game that does not exist."""
+    return NotFoundError("not_found", "there is no such game")

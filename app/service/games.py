@@ -3,6 +3,8 @@ composed over one path of change (:mod:`app.service.changes`), and reading a gam
 
 from __future__ import annotations
 
+from app.analysis.review import PlayerReview
+from app.service import reviews, stats
 from app.service.changes import Changes
 from app.service.deadlines import DEFAULT_DEADLINES, Deadlines
 from app.service.dice import DiceSource
@@ -14,7 +16,6 @@ from app.service.seats import seat_of
 from app.service.server_steps import ServerSteps
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.snapshots import read_actions
 from app.strategy import StrategyProvider
 
 
@@ -65,16 +66,16 @@ class GameService:
 
     def get(self, game_id: str) -> GameView:
         """The game as it is now, or 404."""
-        with self.database.read_connection() as connection:
-            snapshot = self.changes.snapshot(connection, game_id)
+        with self.changes.store.reading() as reading:
+            snapshot = self.changes.snapshot(reading, game_id)
         return self.changes.view(snapshot)
 
     def roll_log(self, game_id: str) -> tuple[GameView, list[LoggedRoll]]:
         """The game as it is now and every roll made in it, for anyone to verify; or 404."""
-        with self.database.read_connection() as connection:
+        with self.changes.store.reading() as reading:
             # The log first: its read begins the transaction in which the version is read.
-            actions = read_actions(connection, game_id)
-            snapshot = self.changes.snapshot(connection, game_id)
+            actions = reading.actions(game_id)
+            snapshot = self.changes.snapshot(reading, game_id)
         view = GameView.of(snapshot.record, snapshot.state)
         if view.is_waiting:
             return view, []
@@ -84,8 +85,8 @@ class GameService:
         """The seat that ``secret`` holds in the game, if any."""
         if not secret:
             return None
-        with self.database.read_connection() as connection:
-            return seat_of(self.changes.snapshot(connection, game_id).record, secret)
+        with self.changes.store.reading() as reading:
+            return seat_of(self.changes.snapshot(reading, game_id).record, secret)
 
     def database_problem(self) -> str | None:
         """Why changes cannot be saved now (disk full, read-only, locked), or None.
@@ -95,3 +96,11 @@ class GameService:
     def log_bytes(self) -> int:
         """The size of the database's write-ahead log (kept small by the checkpointer)."""
         return self.database.wal_bytes()
+
+    def review(self, game_id: str) -> tuple[GameView, tuple[PlayerReview, ...]]:
+        """The finished game and its review; 409 before the end, 503 while the table builds."""
+        return reviews.game_review(self.database, self.strategy, game_id)
+
+    def statistics(self) -> stats.Statistics:
+        """Figures over every finished game."""
+        return stats.statistics(self.database)

@@ -20,7 +20,6 @@ from app.service.status import require_not_abandoned, require_waiting
 from app.service.views import GameView
 from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
-from app.store.snapshots import insert_game, write_actions, write_client_seeds
 
 TURN_TIMERS = (None, 30, 60, 120)
 
@@ -72,8 +71,8 @@ class Lobby:
         )
         # Core statements, as for every move: a game is created for every game played,
         # and through an ORM session that cost as much as a dozen moves.
-        with self.changes.database.write_connection() as connection:
-            snapshot = insert_game(connection, record, Game.new(1))
+        with self.changes.store.writing() as writing:
+            snapshot = writing.insert(record, Game.new(1))
         return self.changes.committed(snapshot), secret
 
     def join(
@@ -136,8 +135,8 @@ class Lobby:
         From now on the seeds are fixed: a second start is refused (409) and changes none."""
         if client_seed is not None:
             fairness.client_seed(client_seed)  # 422 before anything else
-        with self.changes.database.write_connection() as connection:
-            snapshot = self.changes.snapshot(connection, game_id)
+        with self.changes.store.writing() as writing:
+            snapshot = self.changes.snapshot(writing, game_id)
             record = snapshot.record
             require_host(record, secret)
             require_not_abandoned(record)
@@ -160,9 +159,9 @@ class Lobby:
                 turn_started_at=moment,
                 moment=moment,
             )
-            snapshot = write_actions(connection, snapshot, 0, [], state, changes, reason=None)
+            snapshot = writing.append(snapshot, 0, [], state, changes, reason=None)
             seeds = _seeds_to_fix(record, client_seed)
-            snapshot = write_client_seeds(connection, snapshot, seeds)
+            snapshot = writing.set_client_seeds(snapshot, seeds)
         return self.changes.committed(snapshot)
 
     def move_seat(self, game_id: str, secret: str | None) -> tuple[GameView, str]:

@@ -1,5 +1,5 @@
-"""Play: each seat's actions (roll, hold, score), refused when not allowed, and the steps the
-server owes a game (computer seats, run-out timers, the auto-confirm deadline)."""
+"""Play: each seat's actions (roll, hold, score, hints, advice), refused when not allowed,
+each applied and logged in one write."""
 
 from __future__ import annotations
 
@@ -8,8 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
-from sqlalchemy import Connection
-
+from app.analysis.advice import Advice, advise
 from app.rules import (
     Action,
     Box,
@@ -20,7 +19,6 @@ from app.rules import (
     Roll,
     Score,
 )
-from app.service.advice import Advice, advise
 from app.service.changes import Changes
 from app.service.clock import as_utc, now
 from app.service.deadlines import server_just_recorded
@@ -30,9 +28,10 @@ from app.service.fairness import next_roll_seeds
 from app.service.seats import seat_of
 from app.service.status import require_not_abandoned, require_playing
 from app.service.views import GameView
+from app.store.game_store import Writing
 from app.store.models import GameRecord, GameStatus, Reason
 from app.store.rows import GameRow
-from app.store.snapshots import Snapshot, StaleWriteError, write_actions
+from app.store.snapshots import Snapshot, StaleWriteError
 from app.strategy import StrategyProvider
 
 MAX_HOLDS_PER_TURN = 40
@@ -74,8 +73,8 @@ class Play:
 
     def advice(self, game_id: str, secret: str | None) -> Advice | None:
         """The optimal player's advice, for the player to move only (else None)."""
-        with self.changes.database.read_connection() as connection:
-            snapshot = self.changes.snapshot(connection, game_id)
+        with self.changes.store.reading() as reading:
+            snapshot = self.changes.snapshot(reading, game_id)
         record, state = snapshot.record, snapshot.state
         seat = seat_of(record, secret)
         if record.status != GameStatus.PLAYING or seat is None or seat != state.seat:
@@ -143,9 +142,7 @@ class Play:
             if state.turn.held[die] == held:
                 # A second click, or another tab, asking for what the first one did:
                 # refused as stale like any repeated action, so that it logs nothing.
-                raise ConflictError(
-                    "stale", "the game has moved on since you saw it: here it is now"
-                )
+                raise stale_refusal()
             holds = list(state.turn.held)
             holds[die] = held
             return [Hold(tuple(holds))]
@@ -190,8 +187,8 @@ class Play:
         """Apply ``plan``'s actions for the acting seat. ``late`` says what a request arriving
         just after the server recorded that seat's roll gets: 409 ``too_late``, or the game
         as it is (for a request asking for what the server did)."""
-        with self.changes.database.write_connection() as connection:
-            snapshot = self.changes.snapshot(connection, game_id)
+        with self.changes.store.writing() as writing:
+            snapshot = self.changes.snapshot(writing, game_id)
             record, state = snapshot.record, snapshot.state
             require_playing(record)
             acting = seat if seat is not None else seat_of(record, secret)
@@ -207,7 +204,7 @@ class Play:
             actions = plan(snapshot)
             if reason is None:  # a person's own actions (the server's holds are not capped)
                 self._check_holds(snapshot, actions)
-            snapshot = self.record(connection, snapshot, acting, actions, reason=reason)
+            snapshot = self.record(writing, snapshot, acting, actions, reason=reason)
         return self.changes.committed(snapshot)
 
     def _check_holds(self, snapshot: Snapshot, actions: list[Action]) -> None:
@@ -220,7 +217,7 @@ class Play:
 
     def record(
         self,
-        connection: Connection,
+        writing: Writing,
         snapshot: Snapshot,
         seat: int,
         actions: list[Action],
@@ -257,8 +254,7 @@ class Play:
                 player.seat: state.sheets[player.seat].total for player in snapshot.record.players
             }
         try:
-            return write_actions(
-                connection,
+            return writing.append(
                 snapshot,
                 seat,
                 actions,
@@ -268,9 +264,13 @@ class Play:
                 final_totals=totals,
             )
         except StaleWriteError:
-            raise ConflictError(
-                "stale", "the game has moved on since you saw it: here it is now"
-            ) from None
+            raise stale_refusal() from None
+
+
+def stale_refusal() -> ConflictError:
+    """The one refusal of an action planned on a game that has moved on since (a double
+    click, another tab, another worker's write): 409 ``stale``, and the game as it is now."""
+    return ConflictError("stale", "the game has moved on since you saw it: here it is now")
 
 
 def played_by_computer(record: GameRow, seat: int) -> bool:
@@ -286,7 +286,7 @@ def _check(expect: Expect, record: GameRow, state: Game) -> None:
         or (expect.roll is not None and expect.roll != state.turn.rolls_used)
     )
     if stale:
-        raise ConflictError("stale", "the game has moved on since you saw it: here it is now")
+        raise stale_refusal()
 
 
 def _hold(indices: Sequence[int]) -> Hold:

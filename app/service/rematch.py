@@ -8,17 +8,15 @@ when they like, with whoever joined; its turn timer starts with its first turn, 
 
 from __future__ import annotations
 
-from sqlalchemy.orm import Session
-
-from app.rules import MAX_PLAYERS, Game
-from app.service.changes import Changes, load_game
+from app.rules import MAX_PLAYERS
+from app.service.changes import Changes
 from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError
 from app.service.seats import new_game_id, seat_of
 from app.service.status import require_not_abandoned
 from app.service.views import GameView
+from app.store.game_store import Editing
 from app.store.models import GameRecord, GameStatus, PlayerRecord, RematchAnswer
-from app.store.snapshots import Snapshot, snapshot_of
 
 
 class Rematches:
@@ -31,9 +29,9 @@ class Rematches:
     def offer(self, game_id: str, secret: str | None) -> str:
         """Offer a rematch of a finished game: the id of the new, waiting game. A second offer
         (by anyone) gets the rematch already offered, changing nothing."""
-        with self.changes.database.writing() as session:
-            kept = self.changes.snapshot(session.connection(), game_id)
-            record = _finished(session, game_id)
+        with self.changes.store.editing() as editing:
+            kept = self.changes.snapshot(editing, game_id)
+            record = self._finished(editing, game_id)
             seat = _seat(record, secret)
             if record.rematch_id is not None:
                 return record.rematch_id
@@ -55,10 +53,10 @@ class Rematches:
                     rematch.players.append(
                         PlayerRecord(seat=len(rematch.players), name=player.name, computer=True)
                     )
-            session.add(rematch)
+            editing.add(rematch)
             record.rematch_id = rematch.id
             offerer.rematch = RematchAnswer.OFFERED.value
-            changed = _bump(session, kept, record, rematch)
+            changed = [editing.bump(kept, record), editing.created(rematch)]
         for snapshot in changed:
             self.changes.committed(snapshot)
         return rematch.id
@@ -67,15 +65,16 @@ class Rematches:
         """Join the offered rematch (a seat in its lobby) or decline it; the finished game as
         it is then. 409 without an offer, once the rematch has started or is full, or for a
         player who has already joined."""
-        with self.changes.database.writing() as session:
-            kept = self.changes.snapshot(session.connection(), game_id)
-            record = _finished(session, game_id)
+        with self.changes.store.editing() as editing:
+            kept = self.changes.snapshot(editing, game_id)
+            record = self._finished(editing, game_id)
             player = record.players[_seat(record, secret)]
             if record.rematch_id is None:
                 raise ConflictError("no_rematch", "nobody has offered a rematch")
             if player.rematch in (RematchAnswer.OFFERED, RematchAnswer.JOINED):
                 raise ConflictError("rematch_joined", "you are in the rematch already")
-            rematch = load_game(session, record.rematch_id, with_actions=False)
+            kept_rematch = self.changes.snapshot(editing, record.rematch_id)
+            rematch = self.changes.record(editing, record.rematch_id)
             if join:
                 require_not_abandoned(rematch)
                 if rematch.status != GameStatus.WAITING:
@@ -88,19 +87,18 @@ class Rematches:
                     )
                 )
                 player.rematch = RematchAnswer.JOINED.value
-                changed = _bump(session, kept, record, rematch)
+                changed = [editing.bump(kept, record), editing.bump(kept_rematch, rematch)]
             else:
                 player.rematch = RematchAnswer.DECLINED.value
-                changed = _bump(session, kept, record)
+                changed = [editing.bump(kept, record)]
         views = [self.changes.committed(snapshot) for snapshot in changed]
         return views[0]
 
-
-def _finished(session: Session, game_id: str) -> GameRecord:
-    record = load_game(session, game_id, with_actions=False)
-    if record.status != GameStatus.FINISHED:
-        raise ConflictError("not_finished", "a rematch follows a finished game")
-    return record
+    def _finished(self, editing: Editing, game_id: str) -> GameRecord:
+        record = self.changes.record(editing, game_id)
+        if record.status != GameStatus.FINISHED:
+            raise ConflictError("not_finished", "a rematch follows a finished game")
+        return record
 
 
 def _seat(record: GameRecord, secret: str | None) -> int:
@@ -108,19 +106,3 @@ def _seat(record: GameRecord, secret: str | None) -> int:
     if seat is None:
         raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
     return seat
-
-
-def _bump(
-    session: Session, kept: Snapshot, finished: GameRecord, rematch: GameRecord | None = None
-) -> list[Snapshot]:
-    """Move each changed game's version on (a new game starts at 1) and flush; their snapshots:
-    the finished game's from ``kept`` (its log is not read again), the waiting rematch's with
-    an empty log."""
-    finished.version += 1
-    if rematch is not None and rematch.version is not None:
-        rematch.version += 1
-    session.flush()
-    snapshots = [snapshot_of(finished, kept.state, kept)]
-    if rematch is not None:
-        snapshots.append(snapshot_of(rematch, Game.new(len(rematch.players))))
-    return snapshots

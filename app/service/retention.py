@@ -32,10 +32,9 @@ class RetentionSweeper:
     def sweep(self) -> retention.Swept:
         """One sweep, committed, then every closed game announced (blocking: run it in a
         thread)."""
-        with self.changes.database.write_connection() as connection:
-            swept = retention.sweep(
-                connection, now(), abandon_after=self.abandon_after, delete_after=self.delete_after
-            )
+        swept = self.changes.store.sweep(
+            now(), abandon_after=self.abandon_after, delete_after=self.delete_after
+        )
         for game_id, version in swept.abandoned.items():
             for listener in self.changes.listeners:
                 listener(game_id, version, None)

@@ -5,14 +5,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import Any
 
-from app.service.changes import load_game
+from app.analysis.review import Decision, PlayerReview, review
+from app.service.changes import not_found
 from app.service.errors import ConflictError, UnavailableError
-from app.service.review import Decision, PlayerReview, review
 from app.service.views import GameView
 from app.store.database import Database
-from app.store.log import replay, rules_actions
-from app.store.models import ReviewRecord
-from app.store.rows import GameRow
+from app.store.game_store import NoSuchGame
+from app.store.reports import StoredReview, save_review, whole_game
 from app.strategy import StrategyProvider, fingerprint
 
 
@@ -20,13 +19,14 @@ def game_review(
     database: Database, provider: StrategyProvider, game_id: str
 ) -> tuple[GameView, tuple[PlayerReview, ...]]:
     """The game and its review; 409 before the game is over, 503 while the table builds."""
-    with database.reading() as session:
-        record = load_game(session, game_id)
-        view = GameView.of(GameRow.of(record), replay(record))
-        if not view.is_finished:
-            raise ConflictError("not_finished", "the review comes once the game is over")
-        stored = session.get(ReviewRecord, game_id)
-        actions = rules_actions(record.actions)
+    try:
+        game = whole_game(database, game_id)
+    except NoSuchGame:
+        raise not_found() from None
+    view = GameView.of(game.record, game.state)
+    if not view.is_finished:
+        raise ConflictError("not_finished", "the review comes once the game is over")
+    stored, actions = game.review, game.actions
     key = fingerprint()
     if stored is not None and stored.strategy == key:
         return view, _decode(stored.data)
@@ -36,8 +36,7 @@ def game_review(
             "not_ready", "the computer is still getting ready: try again in a few seconds"
         )
     players = review(len(view.players), actions, strategy)
-    with database.writing() as session:
-        session.merge(ReviewRecord(game_id=game_id, strategy=key, data=_encode(players)))
+    save_review(database, game_id, StoredReview(key, _encode(players)))
     return view, players
 
 

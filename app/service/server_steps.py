@@ -16,7 +16,6 @@ from app.service.dice import DiceSource, roll
 from app.service.fairness import next_roll_seeds
 from app.service.play import Play, played_by_computer
 from app.store.models import Reason
-from app.store.snapshots import claim_due, due_games
 from app.strategy import StrategyProvider
 
 
@@ -39,17 +38,17 @@ class ServerSteps:
         Returns when the server must next act in the game (None: nothing is pending).
         """
         # Most looks find nothing due (a person acted in time): no write lock for those.
-        with self.changes.database.read_connection() as connection:
-            snapshot = self.changes.snapshot(connection, game_id)
+        with self.changes.store.reading() as reading:
+            snapshot = self.changes.snapshot(reading, game_id)
         if not is_due(snapshot):
             return pending(snapshot)
-        with self.changes.database.write_connection() as connection:
+        with self.changes.store.writing() as writing:
             # Claimed before it is read: a game another worker is playing is skipped, not
             # waited for; that worker schedules what follows. Looked at again a step later.
-            moment = claim_due(connection, game_id)
+            moment = writing.claim_due(game_id)
             if moment is None:
                 return now() + timedelta(seconds=self.changes.deadlines.pace)
-            snapshot = self.changes.snapshot(connection, game_id)
+            snapshot = self.changes.snapshot(writing, game_id)
             record, state = snapshot.record, snapshot.state
             if not is_due(snapshot, moment) or state.seat is None:
                 return pending(snapshot, moment)
@@ -71,7 +70,7 @@ class ServerSteps:
                 else reason_for(state, computer_to_move=computer, timer_ran_out=ran_out)
             )
             snapshot = self.play.record(
-                connection, snapshot, state.seat, [action], reason=reason, moment=moment
+                writing, snapshot, state.seat, [action], reason=reason, moment=moment
             )
         self.changes.committed(snapshot)
         return snapshot.record.due_at
@@ -84,7 +83,7 @@ class ServerSteps:
     def due_at(self, game_id: str) -> datetime | None:
         """When the server must next act in the game, as far as memory knows (a game not in
         memory is looked at now)."""
-        snapshot = self.changes.snapshots.peek(game_id)
+        snapshot = self.changes.store.peek(game_id)
         if snapshot is None:
             return now()
         due = snapshot.record.due_at
@@ -92,12 +91,10 @@ class ServerSteps:
 
     def due_games(self) -> list[tuple[str, datetime]]:
         """Every game where the server has something pending, and when (after a restart)."""
-        with self.changes.database.read_connection() as connection:
-            return [(game_id, as_utc(due)) for game_id, due in due_games(connection)]
+        with self.changes.store.reading() as reading:
+            return [(game_id, as_utc(due)) for game_id, due in reading.due_games()]
 
     def load_games(self, game_ids: Sequence[str]) -> None:
         """Load (and replay) the games into memory, ahead of their use on the event loop:
         a restart with 3,000 games in play froze the loop for 0.6 s replaying them there."""
-        with self.changes.database.read_connection() as connection:
-            for game_id in game_ids[: self.changes.snapshots.size]:
-                self.changes.snapshots.load(connection, game_id)
+        self.changes.store.load(game_ids)

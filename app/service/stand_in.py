@@ -10,9 +10,6 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from sqlalchemy import func, select
-from sqlalchemy.orm import object_session
-
 from app.service.clock import as_utc, now
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
@@ -20,7 +17,8 @@ from app.service.presence import Presence
 from app.service.seats import seat_of
 from app.service.status import require_playing
 from app.service.views import GameView
-from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus
+from app.store.game_store import log_entry
+from app.store.models import ActionKind, GameRecord, GameStatus
 
 
 class StandIns:
@@ -110,18 +108,4 @@ class _NothingToDo(Exception):
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:
     """Log a hand-over after the game's newest action (the log itself is never loaded: a
     game may have a long one)."""
-    session = object_session(record)
-    assert session is not None
-    newest = session.scalar(
-        select(func.max(ActionRecord.number)).where(ActionRecord.game_id == record.id)
-    )
-    session.add(
-        ActionRecord(
-            game_id=record.id,
-            number=(newest or 0) + 1,
-            seat=seat,
-            kind=kind.value,
-            payload={"by": by},
-            by_computer=False,
-        )
-    )
+    log_entry(record, seat, kind, {"by": by})

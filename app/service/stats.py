@@ -6,10 +6,8 @@ from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime
 
-from sqlalchemy import select
-
 from app.store.database import Database
-from app.store.models import GameRecord, GameStatus, PlayerRecord
+from app.store.reports import final_totals
 
 BEST_SHEETS = 10
 
@@ -51,20 +49,7 @@ class Statistics:
 
 def statistics(database: Database) -> Statistics:
     """Compute the statistics from the final totals kept for every finished game."""
-    with database.reading() as session:
-        rows = session.execute(
-            select(
-                PlayerRecord.game_id,
-                PlayerRecord.seat,
-                PlayerRecord.name,
-                PlayerRecord.computer,
-                PlayerRecord.final_total,
-                PlayerRecord.used_hints,
-                GameRecord.finished_at,
-            )
-            .join(GameRecord, GameRecord.id == PlayerRecord.game_id)
-            .where(GameRecord.status == GameStatus.FINISHED, PlayerRecord.final_total.is_not(None))
-        ).all()
+    rows = final_totals(database)
     totals_by_game: dict[str, dict[int, int]] = defaultdict(dict)
     for row in rows:
         totals_by_game[row.game_id][row.seat] = row.final_total

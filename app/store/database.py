@@ -74,20 +74,11 @@ class Database:
 
     On SQLite a writing session begins with ``BEGIN IMMEDIATE``: it takes the write lock
     before it reads, so two requests that read-then-write can never interleave. The threads
-    of one process first queue on a lock of their own: SQLite lets only one writer in at a
-    time anyway, and a thread that finds its lock taken sleeps in SQLite's busy handler with
-    a growing back-off (up to 100 ms) however soon the lock is free, which under load cost
-    Penta nine tenths of its throughput. The busy timeout still covers other processes.
-
-    Behind that lock, the Core writes of :meth:`write_connection` (every move) reuse one
-    connection: checking one out of the pool and setting it up took as long as the move's
-    statements.
-
-    Once :meth:`start_checkpoints` has run, a thread copies the write-ahead log into the
-    database every second and the connections made after it leave that to the thread. By
-    default the commit that fills the log past 1000 pages does it, and on this machine that
-    commit took 20 ms instead of 0.05 (copying and two fsyncs): on the event loop, where the
-    moves commit, every request waited for it.
+    of one process first queue on a lock of their own (SQLite's busy handler backs off far
+    longer than the lock is held); the busy timeout still covers other processes. Behind that
+    lock the moves reuse one connection, and once :meth:`start_checkpoints` has run a thread
+    checkpoints the write-ahead log instead of the commits. Why, with figures:
+    ``docs/performance.md``, "Store".
     """
 
     def __init__(self, url: str, *, wait_seconds: float = WAIT_SECONDS) -> None:
@@ -270,8 +261,8 @@ class Database:
 
         Usually ``PASSIVE``, without waiting for anyone (readers and the writer go on; what
         they hold waits a round). But under steady writes a passive checkpoint never catches
-        up with the log's end, and the log only starts over once it has: 3,000 games left a
-        513 MB log. So a log past ``WAL_RESET_BYTES`` is checkpointed with ``TRUNCATE``,
+        up with the log's end, and the log only starts over once it has (see
+        docs/performance.md). So a log past ``WAL_RESET_BYTES`` is checkpointed with ``TRUNCATE``,
         holding this process's write lock (its changes wait, off the loop, a few
         milliseconds), which copies all of it and empties the file.
         """

@@ -1,13 +1,12 @@
 """Core statements compiled once and run on the DBAPI cursor: the hot path of every move.
 
 Each move reads its game's version and then updates the game's row and appends to its log.
-Through ``Connection.execute`` each of those statements cost about 0.2 ms of Python
-(cache key, execution context, result set-up), against 0.01 ms for the same SQL run on the
-driver's cursor: the three together were a fifth of the time of a move under load. A
-:class:`DriverStatement` keeps what SQLAlchemy does that matters (the SQL, compiled by it for
-the engine's dialect from a Core statement, and the bind processors of the column types,
-which turn datetimes and JSON into what the driver stores) and skips the rest. It runs inside
-the caller's SQLAlchemy transaction, on that transaction's connection.
+Run through ``Connection.execute`` those statements cost many times their own work in
+Python (figures: ``docs/performance.md``, "Store"). A :class:`DriverStatement` keeps what
+SQLAlchemy does that matters (the SQL, compiled by it for the engine's dialect from a Core
+statement, and the bind processors of the column types, which turn datetimes and JSON into
+what the driver stores) and skips the rest. It runs inside the caller's SQLAlchemy
+transaction, on that transaction's connection.
 """
 
 from __future__ import annotations

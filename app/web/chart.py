@@ -6,8 +6,8 @@ import math
 from collections import Counter
 from dataclasses import dataclass
 
+from app.analysis.review import PlayerReview
 from app.rules import ROUNDS
-from app.service.review import PlayerReview
 
 WIDTH, HEIGHT = 640, 280
 LEFT, RIGHT, TOP, BOTTOM = 48, 12, 12, 32

@@ -15,7 +15,7 @@ from fastapi.templating import Jinja2Templates
 from app.service.errors import ForbiddenError
 from app.service.games import GameService
 from app.settings import Settings
-from app.web.middleware import CSRF_FIELD, CSRF_HEADER
+from app.web.plumbing.middleware import CSRF_FIELD, CSRF_HEADER
 
 
 def seat_cookie(game_id: str) -> str:

@@ -26,19 +26,20 @@ from app.settings import ROOT, Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
-from app.web import api, errors, events, install, lobby, logs, pages, review, stats, table
-from app.web.body_limit import BodyLimitMiddleware
-from app.web.events import LiveViews
-from app.web.head import HeadMiddleware
-from app.web.hosts import HostMiddleware
-from app.web.limits import ActionLimitMiddleware, RateLimiter
-from app.web.middleware import BrowserMiddleware
-from app.web.rules_page import router as rules_router
-from app.web.server_setup import PentaApp, trusted_proxies
-from app.web.shared_limits import SharedLimits
-from app.web.stream_limits import StreamSlots
+from app.web.live import LiveViews
+from app.web.plumbing import errors, logs
+from app.web.plumbing.body_limit import BodyLimitMiddleware
+from app.web.plumbing.head import HeadMiddleware
+from app.web.plumbing.hosts import HostMiddleware
+from app.web.plumbing.limits import ActionLimitMiddleware, RateLimiter
+from app.web.plumbing.middleware import BrowserMiddleware
+from app.web.plumbing.server_setup import PentaApp, trusted_proxies
+from app.web.plumbing.shared_limits import SharedLimits
+from app.web.plumbing.stream_limits import StreamSlots
+from app.web.plumbing.templating import create_templates, render
+from app.web.routes import api, events, install, lobby, pages, review, stats, table
+from app.web.routes.rules_page import router as rules_router
 from app.web.table_events import PresenceAnnouncer
-from app.web.templating import create_templates, render
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

@@ -7,10 +7,10 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from app.analysis.review import Decision
 from app.fairness import CLIENT_SEED_PATTERN
 from app.rules import BOXES, Box
 from app.service.fairness import Fairness, LoggedRoll
-from app.service.review import Decision
 from app.service.views import GameView
 
 Status = Literal["waiting", "playing", "finished", "abandoned"]

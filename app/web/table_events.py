@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator
-from typing import TYPE_CHECKING
 
 from fastapi import Request
 
@@ -20,11 +19,8 @@ from app.service.events import Broker
 from app.service.presence import TABLE_CHANGED, Presence, Table
 from app.service.reactions import Reaction
 from app.service.views import GameView
-from app.web.templating import render
-
-if TYPE_CHECKING:
-    from app.web.events import LiveViews
-
+from app.web.live import LiveViews, sse
+from app.web.plumbing.templating import render
 
 _MAX_GAMES = 10_000
 MIN_PRESENCE_INTERVAL = 1.0
@@ -109,7 +105,6 @@ class TableEvents:
                 yield await self._reaction(view, signal)
 
     async def _table(self, view: GameView, table: Table) -> str:
-        from app.web.events import sse  # here: app.web.events imports this module
 
         def make() -> str:
             with i18n.language(self.language) as current:
@@ -128,8 +123,6 @@ class TableEvents:
         return await self.live.rendering(view, f"table:{self.language}:{table}", self.seat, make)
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:
-        from app.web.events import sse
-
         def make() -> str:
             html = render(self.templates, "fragments/reaction.html", reaction=reaction)
             return sse("reaction", view.version, html)

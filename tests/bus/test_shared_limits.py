@@ -9,7 +9,7 @@ from collections.abc import Callable
 import httpx
 import pytest
 
-from app.web.shared_limits import SharedLimits
+from app.web.plumbing.shared_limits import SharedLimits
 from tests.live_server import Server
 from tests.redis_server import RedisServer
 

@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from app.rules import BOXES
-from app.web.limits import address_bucket
+from app.web.plumbing.limits import address_bucket
 from tests.hardening.conftest import HTMX, csrf_token, log_length, run_async
 from tests.live_server import Server
 

@@ -14,7 +14,7 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
-from app.web.logs import REDACTED, RedactSecrets, redact
+from app.web.plumbing.logs import REDACTED, RedactSecrets, redact
 from tests.hardening.conftest import HTMX, csrf_token
 from tests.live.test_live_updates import events
 from tests.live_server import Server

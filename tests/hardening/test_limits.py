@@ -8,7 +8,7 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
-from app.web.limits import MAX_ADDRESSES, RateLimiter
+from app.web.plumbing.limits import MAX_ADDRESSES, RateLimiter
 from tests.hardening.conftest import csrf_token
 from tests.live_server import Server
 

@@ -10,7 +10,7 @@ from fastapi.testclient import TestClient
 from markupsafe import escape
 
 from app import i18n
-from app.web.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
 
 APP = Path(__file__).resolve().parents[2] / "app"
 TRANSLATED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT_LANGUAGE]

@@ -8,7 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import i18n
-from app.web.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
 from tests.i18n.pages import csrf, html_language, in_language, new_game
 
 CODES = list(i18n.LANGUAGES)

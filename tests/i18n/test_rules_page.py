@@ -9,7 +9,7 @@ from fastapi.testclient import TestClient
 
 from app import i18n
 from app.rules import BOXES, LOWER_BOXES
-from app.web.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
 from tests.i18n.pages import in_language, new_game, text_of
 
 RULES_BOX = re.compile(r'<span class="box-name" data-box="(\w+)">([^<]*)</span>')

@@ -7,7 +7,7 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 
 from app import i18n
-from app.web.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
 from tests.i18n.pages import csrf, html_language, new_game
 from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 

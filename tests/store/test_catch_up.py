@@ -7,14 +7,15 @@ from pathlib import Path
 
 from fastapi.testclient import TestClient
 
-from app.store.snapshots import Snapshots, load_snapshot
+from app.store.cache import Snapshots
+from app.store.snapshots import load_snapshot
 from tests.web.helpers import act
 
 IDLE_RUNNER = {"computer_pace_seconds": 3600}
 
 
 def _snapshots(client: TestClient) -> Snapshots:
-    snapshots: Snapshots = client.app.state.service.changes.snapshots  # type: ignore[attr-defined]
+    snapshots: Snapshots = client.app.state.service.changes.store.snapshots  # type: ignore[attr-defined]
     return snapshots
 
 

@@ -10,10 +10,10 @@ from fastapi.testclient import TestClient
 from app import i18n
 from app.rules import Box
 from app.service.games import GameService
+from app.store.cache import Snapshots
 from app.store.log import ACTIVITY_SIZE, ScoreEntry
 from app.store.models import Reason
-from app.store.snapshots import Snapshots
-from app.web.templating import render
+from app.web.plumbing.templating import render
 from tests.web.helpers import act, started_game
 
 
@@ -31,7 +31,9 @@ def test_boxes_and_penta_bonuses_are_kept_from_the_log_and_after_a_reload(
         ScoreEntry(number=4, seat=0, box=Box.SIXES, points=30, bonus=100, reason=None),
     )
     assert service.get(game_id).activity == expected
-    service.changes.snapshots = Snapshots()  # as after a restart: replayed from the stored log
+    service.changes.store.snapshots = (
+        Snapshots()
+    )  # as after a restart: replayed from the stored log
     reloaded = service.get(game_id)
     assert reloaded.activity == expected
     assert reloaded.fresh_score is None  # read back, not this version's news

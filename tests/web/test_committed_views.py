@@ -14,8 +14,8 @@ from app.service.games import GameService
 from app.service.views import GameView
 from app.settings import Settings
 from app.store.migrate import upgrade
-from app.web.events import LiveViews
 from app.web.factory import create_app
+from app.web.live import LiveViews
 
 
 def counting_reads(service: GameService) -> list[str]:

@@ -6,7 +6,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import i18n
-from app.web.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
 from tests.catalogs import compile_catalogs
 
 FRIENDLY = (

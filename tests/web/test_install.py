@@ -7,7 +7,7 @@ import struct
 from fastapi.testclient import TestClient
 
 from app import __version__
-from app.web.middleware import CONTENT_SECURITY_POLICY, LANGUAGE_COOKIE
+from app.web.plumbing.middleware import CONTENT_SECURITY_POLICY, LANGUAGE_COOKIE
 
 
 def png_size(data: bytes) -> str:

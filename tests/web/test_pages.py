@@ -9,7 +9,7 @@ import httpx
 from fastapi.testclient import TestClient
 
 from app import __version__
-from app.web.middleware import CSRF_COOKIE
+from app.web.plumbing.middleware import CSRF_COOKIE
 from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
 HTMX = {"HX-Request": "true"}

@@ -2,7 +2,7 @@
 and on every action, per address and per seat.
 
 A token bucket per client and action, in memory (with several workers, in Redis: see
-:mod:`app.web.shared_limits`): each client may do an action ``per_minute`` times a minute,
+:mod:`app.web.plumbing.shared_limits`): each client may do an action ``per_minute`` times a minute,
 in bursts of as many. Behind a reverse
 proxy the address is the one taken from ``X-Forwarded-For`` when the proxy is trusted
 (see the README). An IPv6 client is counted by its /64 network, which one subscriber
@@ -25,7 +25,7 @@ from fastapi import Depends, Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from app.service.errors import ServiceError
-from app.web.errors import service_error_response
+from app.web.plumbing.errors import service_error_response
 
 MAX_ADDRESSES = 10_000
 """Buckets kept per action; the least recently used goes first (it would be full by now,

@@ -15,9 +15,9 @@ from pydantic import BaseModel, Field
 from app.service.reactions import REACTIONS, Reactions
 from app.service.stand_in import StandIns
 from app.web.deps import BearerDep, CsrfDep
-from app.web.pages import BoardDep
-from app.web.patience import patiently
+from app.web.plumbing.patience import patiently
 from app.web.schemas import ErrorOut, GameOut
+from app.web.shared import BoardDep
 
 router = APIRouter(include_in_schema=False)
 api = APIRouter(prefix="/api/v1", tags=["games"])

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from app.web.limits import RateLimiter
+from app.web.plumbing.limits import RateLimiter
 
 logger = logging.getLogger(__name__)
 

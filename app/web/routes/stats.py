@@ -5,9 +5,8 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.service.stats import statistics
 from app.web.deps import ServiceDep, TemplatesDep
-from app.web.pages import page_context
+from app.web.shared import page_context
 
 router = APIRouter(include_in_schema=False)
 
@@ -15,5 +14,5 @@ router = APIRouter(include_in_schema=False)
 @router.get("/stats", response_class=HTMLResponse)
 def stats_page(request: Request, service: ServiceDep, templates: TemplatesDep) -> Response:
     """Games finished, wins by seat position and draws, averages and the best sheets."""
-    figures = statistics(service.database)
+    figures = service.statistics()
     return templates.TemplateResponse(request, "stats.html", page_context(request, stats=figures))

@@ -12,7 +12,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.errors import error_response
+from app.web.plumbing.errors import error_response
 
 
 class BodyLimitMiddleware:

@@ -13,9 +13,9 @@ from app.service.errors import ForbiddenError
 from app.service.play import Expect
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep
-from app.web.hosts import base_url
-from app.web.limits import CreateLimit, JoinLimit
-from app.web.patience import patiently
+from app.web.plumbing.hosts import base_url
+from app.web.plumbing.limits import CreateLimit, JoinLimit
+from app.web.plumbing.patience import patiently
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,
@@ -31,19 +31,8 @@ from app.web.schemas import (
     StartIn,
     VersionIn,
 )
+from app.web.shared import ERROR_RESPONSES
 
-# What any operation may refuse with, each an ErrorOut: the router documents them all.
-ERROR_RESPONSES = {
-    status: {"model": ErrorOut, "description": description}
-    for status, description in (
-        (400, "Unreadable body (not JSON, or not UTF-8)"),
-        (403, "Not your seat, or not your turn"),
-        (404, "No such game"),
-        (409, "Not allowed now (illegal by the rules, stale, or the wrong phase)"),
-        (413, "Request body too large"),
-        (422, "Malformed input"),
-    )
-}
 _RATE_LIMITED = {
     429: {"model": ErrorOut, "description": "Too many from your address: see Retry-After"}
 }

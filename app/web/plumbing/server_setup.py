@@ -6,7 +6,7 @@ start-up has run), and reads its graceful-shutdown timeout only when it shuts do
 the app starts, :class:`PentaApp` finds that ``Config`` (the owner of the
 lifespan's ``receive``) and
 
-- puts in the connection limits of :mod:`app.web.connections` (uvicorn's default httptools
+- puts in the connection limits of :mod:`app.web.plumbing.connections` (uvicorn's default httptools
   protocol, which the app subclasses; with ``--http h11`` it sets h11's own head-size limit
   instead and logs that the connection caps are off);
 - sets a graceful-shutdown timeout if none was given (live streams end by themselves
@@ -33,7 +33,7 @@ from uvicorn.protocols.http.h11_impl import H11Protocol
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
 from app.settings import Settings
-from app.web.connections import ConnectionLimits, guarded_protocol
+from app.web.plumbing.connections import ConnectionLimits, guarded_protocol
 
 GRACEFUL_SHUTDOWN_SECONDS = 3
 FILE_DESCRIPTOR_MARGIN = 64

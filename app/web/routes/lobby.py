@@ -13,8 +13,8 @@ from app.service.games import GameService
 from app.service.seats import hash_secret
 from app.settings import Settings
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
-from app.web.limits import CreateLimit, JoinLimit
-from app.web.pages import ClientSeedField, page_context, set_seat_cookie
+from app.web.plumbing.limits import CreateLimit, JoinLimit
+from app.web.shared import ClientSeedField, page_context, set_seat_cookie
 
 router = APIRouter(include_in_schema=False)
 

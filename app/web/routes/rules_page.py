@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
 from app.web.deps import TemplatesDep
-from app.web.pages import page_context
+from app.web.shared import page_context
 
 router = APIRouter(include_in_schema=False)
 

@@ -2,125 +2,33 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
-from fastapi.templating import Jinja2Templates
 
 from app import __version__, i18n
-from app.service.advice import Advice, advise
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
-from app.service.games import GameService
 from app.service.play import Expect
-from app.service.seats import hash_secret
-from app.service.views import GameView
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
-from app.web.hosts import base_url
-from app.web.limits import CreateLimit
-from app.web.middleware import LANGUAGE_COOKIE
-from app.web.patience import patiently
-from app.web.templating import render
+from app.web.plumbing.hosts import base_url
+from app.web.plumbing.limits import CreateLimit
+from app.web.plumbing.middleware import LANGUAGE_COOKIE
+from app.web.plumbing.patience import patiently
+from app.web.shared import (
+    SEAT_COOKIE_MAX_AGE,
+    BoardDep,
+    ClientSeedField,
+    hints_for,
+    page_context,
+    seat_moved,
+    set_seat_cookie,
+)
 
 router = APIRouter(include_in_schema=False)
 
-SEAT_COOKIE_MAX_AGE = 60 * 60 * 24 * 365
 TurnField = Annotated[int | None, Form()]
-ClientSeedField = Annotated[str, Form(max_length=200)]
-"""A person's seed for the dice, made by static/js/fairness.js; empty: the server makes one."""
-
-
-PREPARING: Literal["preparing"] = "preparing"
-"""Hints asked for while the strategy table is still being built."""
-
-
-def hints_for(
-    service: GameService, view: GameView, me: int | None
-) -> Advice | Literal["preparing"] | None:
-    """The optimal player's hints, for the player to move who asked for them, else None;
-    :data:`PREPARING` until the table is ready (the fallback's figures would mislead)."""
-    if me is None or view.turn != me or not view.players[me].hints:
-        return None
-    if not service.strategy.is_ready:
-        return PREPARING
-    return advise(service.strategy.current(), view.state)
-
-
-def seat_moved(view: GameView, me: int | None, secret: str | None) -> bool:
-    """Whether this browser's seat has moved to another device (it now watches)."""
-    return me is None and view.has_moved_from(hash_secret(secret) if secret else None)
-
-
-def page_context(request: Request, **context: Any) -> dict[str, Any]:
-    """What every template needs besides its own data."""
-    return {
-        "request": request,
-        "csrf_token": request.state.csrf_token,
-        "lang": i18n.current_language(),
-        "auto_seconds": request.app.state.settings.auto_confirm_seconds,
-        "base_url": base_url(request),
-        **context,
-    }
-
-
-@dataclass(frozen=True)
-class Board:
-    """The game page's fragments for one browser, and the actions that change them."""
-
-    request: Request
-    templates: Jinja2Templates
-    service: GameService
-    game_id: str
-    secret: str | None
-
-    def act(self, action: Callable[[GameService], GameView]) -> Response:
-        """Run ``action``; answer htmx with the changed fragments, a plain form with a redirect.
-
-        A refused action answers with its status and the fragments as they are now, so the
-        page shows the reason and resyncs in one swap.
-        """
-        try:
-            view = action(self.service)
-        except ServiceError as error:
-            if self.request.headers.get("hx-request"):
-                return self.fragments(error=error)
-            if error.status == 404:
-                raise
-            context = self.context(self.service.get(self.game_id), error)
-            return self.templates.TemplateResponse(
-                self.request, "game.html", context, status_code=error.status
-            )
-        if not self.request.headers.get("hx-request"):
-            return RedirectResponse(f"/games/{self.game_id}", status_code=303)
-        return self.fragments(view=view)
-
-    def fragments(
-        self, *, view: GameView | None = None, error: ServiceError | None = None
-    ) -> Response:
-        """The dice tray with its out-of-band siblings, as the game is now."""
-        context = self.context(view or self.service.get(self.game_id), error)
-        html = render(self.templates, "fragments/board.html", **context)
-        return HTMLResponse(html, status_code=error.status if error else 200)
-
-    def context(self, view: GameView, error: ServiceError | None) -> dict[str, Any]:
-        me = self.service.seat_of(self.game_id, self.secret)
-        return page_context(
-            self.request,
-            game=view,
-            me=me,
-            moved=seat_moved(view, me, self.secret),
-            hints=hints_for(self.service, view, me),
-            error=_translated(error) if error else None,
-        )
-
-
-async def get_board(
-    request: Request, game_id: str, service: ServiceDep, templates: TemplatesDep
-) -> Board:
-    return Board(request, templates, service, game_id, request.cookies.get(seat_cookie(game_id)))
 
 
 async def form_expect(turn: TurnField = None, roll: TurnField = None) -> Expect:
@@ -128,7 +36,6 @@ async def form_expect(turn: TurnField = None, roll: TurnField = None) -> Expect:
     return Expect(turn=turn, roll=roll)
 
 
-BoardDep = Annotated[Board, Depends(get_board)]
 ExpectDep = Annotated[Expect, Depends(form_expect)]
 
 
@@ -185,7 +92,8 @@ def game_page(
     return templates.TemplateResponse(request, template, context)
 
 
-# The game's fragments and actions are ``async def``, as the API's moves are (see app/web/api.py).
+# The game's fragments and actions are ``async def``, as the API's moves are (see
+# app/web/routes/api.py).
 
 
 @router.get("/games/{game_id}/board", response_class=HTMLResponse)
@@ -283,19 +191,3 @@ def healthz(request: Request, service: ServiceDep) -> JSONResponse:
     body["wal_bytes"] = service.log_bytes()
     body["strategy_ready"] = service.strategy.is_ready
     return JSONResponse(body, status_code=200 if problem is None else 503)
-
-
-def _translated(error: ServiceError) -> dict[str, str]:
-    return {"code": error.code, "message": i18n.translate_error(error.code, error.message)}
-
-
-def set_seat_cookie(response: Response, game_id: str, secret: str, *, secure: bool) -> None:
-    response.set_cookie(
-        seat_cookie(game_id),
-        secret,
-        max_age=SEAT_COOKIE_MAX_AGE,
-        path=f"/games/{game_id}",
-        httponly=True,
-        samesite="lax",
-        secure=secure,
-    )

@@ -5,13 +5,11 @@ from __future__ import annotations
 from fastapi import APIRouter, Request
 from fastapi.responses import HTMLResponse, Response
 
-from app.service.reviews import game_review
-from app.web.api import ERROR_RESPONSES
 from app.web.chart import expected_chart
 from app.web.deps import ServiceDep, TemplatesDep
-from app.web.hosts import base_url
-from app.web.pages import page_context
+from app.web.plumbing.hosts import base_url
 from app.web.schemas import DecisionOut, GameOut, PlayerReviewOut, ReviewOut
+from app.web.shared import ERROR_RESPONSES, page_context
 
 router = APIRouter()
 
@@ -21,7 +19,7 @@ def review_page(
     request: Request, game_id: str, service: ServiceDep, templates: TemplatesDep
 ) -> Response:
     """Every decision of every player, the points each cost, luck, and the chart."""
-    view, players = game_review(service.database, service.strategy, game_id)
+    view, players = service.review(game_id)
     context = page_context(
         request, game=view, reviews=players, chart=expected_chart(players), me=None
     )
@@ -35,7 +33,7 @@ def review_page(
 )
 def review_api(request: Request, game_id: str, service: ServiceDep) -> ReviewOut:
     """The review of a finished game (409 before the end)."""
-    view, players = game_review(service.database, service.strategy, game_id)
+    view, players = service.review(game_id)
     return ReviewOut(
         game=GameOut.of(view, base_url(request)),
         players=[

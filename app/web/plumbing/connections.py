@@ -14,7 +14,8 @@ the process has file descriptors. :func:`guarded_protocol` makes a subclass of i
   still going (live streams, which never end by themselves), so that the app sees them
   disconnect and ends them cleanly instead of being cancelled with a traceback.
 
-The app puts it in place itself (:mod:`app.web.server_setup`), so no uvicorn flag is needed.
+The app puts it in place itself (:mod:`app.web.plumbing.server_setup`), so no uvicorn flag is
+needed.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
-from app.web.limits import address_bucket
+from app.web.plumbing.limits import address_bucket
 
 _REASONS = {
     408: "Request Timeout",

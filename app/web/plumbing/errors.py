@@ -14,8 +14,8 @@ from starlette.exceptions import HTTPException
 from app import i18n
 from app.service.errors import ServiceError
 from app.store.database import DatabaseBusyError
-from app.web.middleware import API_PREFIX
-from app.web.templating import render
+from app.web.plumbing.middleware import API_PREFIX
+from app.web.plumbing.templating import render
 
 BUSY_MESSAGE = "the server is busy: try again in a moment"
 STORAGE_MESSAGE = "the server cannot save changes right now: try again later"

@@ -14,7 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from app import __version__, i18n
 from app.settings import ROOT
 from app.web.deps import TemplatesDep
-from app.web.pages import page_context
+from app.web.shared import page_context
 
 router = APIRouter(include_in_schema=False)
 

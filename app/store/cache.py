@@ -1,0 +1,90 @@
+"""The snapshot cache: the newest snapshot of each recent game, valid while its version is
+the row's; one behind is caught up from the log entries after it (see app.store.snapshots)."""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from sqlalchemy import Connection
+
+from app.store.models import GameStatus
+from app.store.snapshots import Snapshot, catch_up, current_version, load_snapshot
+
+CACHE_SIZE = 4096
+"""Games kept; beyond it the least recently used is dropped (and loaded again if needed)."""
+
+
+@dataclass
+class CacheCounts:
+    """What :class:`Snapshots` did, since it was made (for tests and benchmarks)."""
+
+    hits: int = 0
+    """Loads answered by the kept snapshot, at the game's version."""
+    catch_ups: int = 0
+    """Loads of a game kept at an older version (another process moved it on)."""
+    full_loads: int = 0
+    """Loads that read and replayed the whole log."""
+    entries_read: int = 0
+    """Log entries read by the catch-ups and the full loads."""
+
+
+class Snapshots:
+    """The newest snapshot of each recent game, shared by every thread of the process."""
+
+    def __init__(self, size: int = CACHE_SIZE) -> None:
+        self.size = size
+        self.counts = CacheCounts()
+        self._kept: OrderedDict[str, Snapshot] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def load(self, connection: Connection, game_id: str) -> Snapshot | None:
+        """The game as the connection's transaction sees it (None if there is no such game):
+        the kept snapshot when it is of the current version; caught up from the log when it
+        is older (another worker moved the game on: only the entries after it are read,
+        not the whole log replayed); else one read in full."""
+        version = current_version(connection, game_id)
+        if version is None:
+            return None
+        with self._lock:
+            kept = self._kept.get(game_id)
+            if kept is not None and kept.version == version:
+                self._kept.move_to_end(game_id)
+                self.counts.hits += 1
+                return kept
+        # A waiting game's log is empty, and a kept snapshot of it has nothing to go on from.
+        if kept is not None and kept.version < version and kept.record.status == GameStatus.PLAYING:
+            loaded, read = catch_up(connection, kept)
+            caught_up = 1
+        else:
+            loaded = load_snapshot(connection, game_id)
+            read, caught_up = (0 if loaded is None else loaded.logged), 0
+        with self._lock:
+            self.counts.catch_ups += caught_up
+            self.counts.full_loads += 1 - caught_up
+            self.counts.entries_read += read
+        if loaded is not None:
+            self.keep(loaded)
+        return loaded
+
+    def clear(self) -> None:
+        """Forget every kept snapshot (as a restart does; bench/catch_up.py's full reloads)."""
+        with self._lock:
+            self._kept.clear()
+
+    def peek(self, game_id: str) -> Snapshot | None:
+        """The kept snapshot of the game, unchecked (it may be out of date), or None."""
+        with self._lock:
+            return self._kept.get(game_id)
+
+    def keep(self, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` (once committed) unless a newer one of the game is kept already."""
+        game_id = snapshot.record.id
+        with self._lock:
+            kept = self._kept.get(game_id)
+            if kept is None or kept.version < snapshot.version:
+                self._kept[game_id] = snapshot
+                self._kept.move_to_end(game_id)
+                while len(self._kept) > self.size:
+                    self._kept.popitem(last=False)

@@ -1,0 +1,229 @@
+"""The one door of the service to the database: games as snapshots, changes in transactions.
+
+The service asks for a game's snapshot and hands back what changed; which statements run (the
+ORM, or the Core statements run on the driver's cursor that every move takes), how a write is
+serialised (SQLite's lock, PostgreSQL's row lock) and when a kept snapshot is still valid are
+the store's. Nothing here decides a rule or a refusal.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta
+from typing import Any
+
+from sqlalchemy import Connection, func, select
+from sqlalchemy.orm import Session, object_session, selectinload
+
+from app.rules import Action, Game
+from app.store import retention
+from app.store.cache import Snapshots
+from app.store.database import Database
+from app.store.log import replay_log
+from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus, Reason
+from app.store.rows import GameRow
+from app.store.snapshots import (
+    Snapshot,
+    claim_due,
+    due_games,
+    insert_game,
+    read_actions,
+    snapshot_of,
+    write_actions,
+    write_client_seeds,
+)
+
+
+class NoSuchGame(LookupError):
+    """There is no game with that id (the service answers 404)."""
+
+
+class Reading:
+    """One read transaction: every snapshot in it is of the same moment."""
+
+    def __init__(self, connection: Connection, snapshots: Snapshots) -> None:
+        self._connection = connection
+        self._snapshots = snapshots
+
+    def snapshot(self, game_id: str) -> Snapshot:
+        """The game as this transaction sees it; :class:`NoSuchGame` if there is none. In a
+        write, its row is this transaction's until the end (see ``current_version``)."""
+        snapshot = self._snapshots.load(self._connection, game_id)
+        if snapshot is None:
+            raise NoSuchGame(game_id)
+        return snapshot
+
+    def actions(self, game_id: str) -> list[Action]:
+        """The game's rules actions in order (read before its snapshot, they are of the same
+        moment: the first read begins the transaction)."""
+        return read_actions(self._connection, game_id)
+
+    def due_games(self) -> list[tuple[str, datetime]]:
+        """Every game where the server has something to do, soonest first, with when."""
+        return due_games(self._connection)
+
+
+class Writing(Reading):
+    """One write transaction, committed at the end of :meth:`GameStore.writing`."""
+
+    def claim_due(self, game_id: str) -> datetime | None:
+        """Hold the game for this transaction unless another worker holds it (then None):
+        the database's clock (see ``snapshots.claim_due``)."""
+        return claim_due(self._connection, game_id)
+
+    def insert(self, record: GameRow, state: Game) -> Snapshot:
+        """Insert a new game; its snapshot."""
+        return insert_game(self._connection, record, state)
+
+    def append(
+        self,
+        snapshot: Snapshot,
+        seat: int,
+        actions: Sequence[Action],
+        state: Game,
+        changes: Mapping[str, Any],
+        *,
+        reason: Reason | None,
+        final_totals: Mapping[int, int] | None = None,
+    ) -> Snapshot:
+        """Log ``actions`` and update the game's row, if still at the snapshot's version
+        (else ``StaleWriteError``); the snapshot that results."""
+        return write_actions(
+            self._connection,
+            snapshot,
+            seat,
+            actions,
+            state,
+            changes,
+            reason=reason,
+            final_totals=final_totals,
+        )
+
+    def set_client_seeds(self, snapshot: Snapshot, seeds: Mapping[int, str]) -> Snapshot:
+        """Set seats' client seeds in this change; the snapshot with them."""
+        return write_client_seeds(self._connection, snapshot, seeds)
+
+
+class Editing:
+    """One write transaction over games' records (their rows and seats, never their logs),
+    for the rarer changes: seats, hints, hand-overs, rematches."""
+
+    def __init__(self, session: Session, snapshots: Snapshots) -> None:
+        self._session = session
+        self._reading = Reading(session.connection(), snapshots)
+
+    def snapshot(self, game_id: str) -> Snapshot:
+        """The game's kept snapshot, as this transaction sees it (its row now held)."""
+        return self._reading.snapshot(game_id)
+
+    def record(self, game_id: str) -> GameRecord:
+        """The game's records with its seats, to change (not its log, which may be long)."""
+        return load_record(self._session, game_id)
+
+    def add(self, record: GameRecord) -> None:
+        """Insert a new game's records at the end of the transaction."""
+        self._session.add(record)
+
+    def bump(self, kept: Snapshot, record: GameRecord) -> Snapshot:
+        """Move the game's version on (the change is then flushed); its snapshot, with the
+        state and the log of ``kept`` (plus the entries this change logged, counted)."""
+        appended = sum(
+            isinstance(item, ActionRecord) and item.game_id == record.id
+            for item in self._session.new
+        )
+        record.version += 1
+        self._session.flush()
+        state = kept.state
+        if record.status == GameStatus.WAITING:  # its state depends only on its seats
+            state = replay_log(record.status, len(record.players), ())
+        return snapshot_of(record, state, kept, appended=appended)
+
+    def created(self, record: GameRecord) -> Snapshot:
+        """The snapshot of a new waiting game added in this transaction (flushed)."""
+        self._session.flush()
+        return snapshot_of(record, Game.new(len(record.players)))
+
+
+class GameStore:
+    """Games in the database, through the snapshots kept of them in this process."""
+
+    def __init__(self, database: Database, snapshots: Snapshots | None = None) -> None:
+        self.database = database
+        self.snapshots = snapshots or Snapshots()
+
+    @contextmanager
+    def reading(self) -> Iterator[Reading]:
+        """A read transaction (REPEATABLE READ on PostgreSQL)."""
+        with self.database.read_connection() as connection:
+            yield Reading(connection, self.snapshots)
+
+    @contextmanager
+    def writing(self) -> Iterator[Writing]:
+        """A write transaction, committed at the end (see ``Database.write_connection`` for
+        its lock and for why a caller on the event loop may be refused)."""
+        with self.database.write_connection() as connection:
+            yield Writing(connection, self.snapshots)
+
+    @contextmanager
+    def editing(self) -> Iterator[Editing]:
+        """A write transaction over records (the ORM), committed at the end."""
+        with self.database.writing() as session:
+            yield Editing(session, self.snapshots)
+
+    def keep(self, snapshot: Snapshot) -> None:
+        """Keep a committed change's snapshot."""
+        self.snapshots.keep(snapshot)
+
+    def peek(self, game_id: str) -> Snapshot | None:
+        """The kept snapshot of the game, unchecked (it may be out of date), or None."""
+        return self.snapshots.peek(game_id)
+
+    def load(self, game_ids: Sequence[str]) -> None:
+        """Load (and replay) games into memory, as many as it keeps, ahead of their use."""
+        with self.database.read_connection() as connection:
+            for game_id in game_ids[: self.snapshots.size]:
+                self.snapshots.load(connection, game_id)
+
+    def sweep(
+        self, moment: datetime, *, abandon_after: timedelta | None, delete_after: timedelta | None
+    ) -> retention.Swept:
+        """Close long-idle games and delete old finished ones, in one write."""
+        with self.database.write_connection() as connection:
+            return retention.sweep(
+                connection, moment, abandon_after=abandon_after, delete_after=delete_after
+            )
+
+
+def load_record(session: Session, game_id: str, *, with_actions: bool = False) -> GameRecord:
+    """The game's records with its seats, and its whole log if ``with_actions``;
+    :class:`NoSuchGame` if there is none."""
+    options = [selectinload(GameRecord.players)]
+    if with_actions:
+        options.append(selectinload(GameRecord.actions))
+    record = session.scalars(
+        select(GameRecord).where(GameRecord.id == game_id).options(*options)
+    ).one_or_none()
+    if record is None:
+        raise NoSuchGame(game_id)
+    return record
+
+
+def log_entry(record: GameRecord, seat: int, kind: ActionKind, payload: dict[str, Any]) -> None:
+    """Log an entry that is no rules action (a seat handed over or taken back) after the
+    game's newest one, in the change that holds ``record`` (its log is never loaded)."""
+    session = object_session(record)
+    assert session is not None, "a record being changed belongs to its change"
+    newest = session.scalar(
+        select(func.max(ActionRecord.number)).where(ActionRecord.game_id == record.id)
+    )
+    session.add(
+        ActionRecord(
+            game_id=record.id,
+            number=(newest or 0) + 1,
+            seat=seat,
+            kind=kind.value,
+            payload=payload,
+            by_computer=False,
+        )
+    )

@@ -1,0 +1,1 @@
+"""Web plumbing: middleware, limits, templating, errors, connections, server setup."""
