@@ -33,8 +33,6 @@ class GameService:
         max_holds_per_turn: int = MAX_HOLDS_PER_TURN,
     ) -> None:
         self.database = database
-        self.dice = dice
-        self.strategy = strategy
         self.deadlines = deadlines
         self.changes = Changes(database, deadlines)
         self.listeners = self.changes.listeners
@@ -63,6 +61,25 @@ class GameService:
         self.due_at = self.steps.due_at
         self.due_games = self.steps.due_games
         self.load_games = self.steps.load_games
+
+    @property
+    def dice(self) -> DiceSource:
+        """The one dice source, shared by every part that rolls or seeds dice."""
+        return self.play.dice
+
+    @dice.setter
+    def dice(self, source: DiceSource) -> None:
+        # A test swaps the source after the app is built: every part must roll from it.
+        self.lobby.dice = self.play.dice = self.steps.dice = self.rematches.dice = source
+
+    @property
+    def strategy(self) -> StrategyProvider:
+        """The optimal player, shared by play (hints, the computer's box) and reviews."""
+        return self.play.strategy
+
+    @strategy.setter
+    def strategy(self, provider: StrategyProvider) -> None:
+        self.play.strategy = self.steps.strategy = provider
 
     def get(self, game_id: str) -> GameView:
         """The game as it is now, or 404."""

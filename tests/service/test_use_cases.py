@@ -194,3 +194,12 @@ def test_lobby_and_play_compose_over_one_path_of_change(
     rolled = play.roll(view.id, ann)
     assert rolled.state.turn.dice == DICE
     assert play.score(view.id, ann, "chance").players[0].sheet[Box.CHANCE] == sum(DICE)
+
+
+def test_a_swapped_dice_source_is_the_one_every_part_rolls_from(service: GameService) -> None:
+    service.dice = ScriptedDice([6])
+    view, ann = service.create("Ann")
+    service.start(view.id, ann)
+    assert service.roll(view.id, ann).state.turn.dice == (6, 6, 6, 6, 6)
+    assert service.dice is service.play.dice is service.lobby.dice is service.steps.dice
+    assert service.rematches.dice is service.dice
