@@ -26,6 +26,7 @@ class BestSheet:
     """One of the highest totals ever finished."""
 
     game_id: str
+    seat: int
     name: str
     computer: bool
     total: int
@@ -81,6 +82,7 @@ def statistics(database: Database) -> Statistics:
         best_sheets=tuple(
             BestSheet(
                 row.game_id,
+                row.seat,
                 row.name,
                 row.computer,
                 row.final_total,

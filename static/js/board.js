@@ -52,6 +52,7 @@
       tray.classList.add("celebrate");
     }
     if (isNew) {
+      document.dispatchEvent(new CustomEvent("penta:rolled")); // site.js may rattle
       var announcer = document.getElementById("dice-announcer");
       if (announcer) {
         announcer.textContent = tray.dataset.announce || "";

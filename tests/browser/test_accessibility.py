@@ -125,6 +125,20 @@ def test_no_serious_violation_on_any_page(
 
     page.goto(game_url + "/review")
     found += check_every_setting(page, server, axe_source, "review")
+    page.goto(server.url + "/stats")
+    found += check_every_setting(page, server, axe_source, "stats with a game")
+
+    # Hints: the marks on the dice and the box, the sentence, the folded figures.
+    in_english(page, server)
+    page.goto(server.url)
+    page.get_by_label("Your name").fill("Bob")
+    page.get_by_role("button", name="New game").click()
+    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    page.get_by_role("button", name="Show hints").click()
+    page.get_by_role("button", name="Hide hints").wait_for()
+    page.get_by_role("button", name="Roll (3 left)").click()
+    page.locator("#hints .suggestion").wait_for()
+    found += check_every_setting(page, server, axe_source, "game with hints")
     assert found == [], "\n".join(found)
 
 

@@ -11,6 +11,7 @@ from app import __version__, i18n
 from app.rules import BOXES, LOWER_BOXES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, UPPER_BOXES
 from app.service.reactions import REACTIONS
 from app.settings import ROOT
+from app.web.suggestion import suggest
 
 
 def create_templates() -> Jinja2Templates:
@@ -43,6 +44,7 @@ def _globals() -> dict[str, Any]:
         "UPPER_BONUS": UPPER_BONUS,
         "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
         "reactions": REACTIONS,
+        "suggest": suggest,
     }
 
 
