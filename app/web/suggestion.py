@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from babel.lists import format_list
 
 from app import i18n
+from app.analysis.advice import Advice
 from app.rules import Box
-from app.service.advice import Advice
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from app import i18n
+from app.analysis.advice import Advice
 from app.rules import Box
-from app.service.advice import Advice
 from app.strategy import HoldOption
 from app.web.suggestion import suggest
 from tests.catalogs import compile_catalogs
