@@ -145,9 +145,9 @@ class GameService(Lobby):
         def toggle(record: GameRecord) -> None:
             seat = seat_of(record, secret)
             if seat is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             if record.status == GameStatus.FINISHED:
-                raise ConflictError("finished", "the game is over")
+                raise ConflictError("finished")
             require_not_abandoned(record)
             player = record.players[seat]
             player.hints = enabled
@@ -242,9 +242,9 @@ class GameService(Lobby):
                 if held != state.turn.held:
                     planned.append(Hold(held))
             elif hold:
-                raise ConflictError("illegal", "roll before holding dice")
+                raise ConflictError("illegal", "roll_before_hold")
             if not state.can_roll():
-                raise ConflictError("illegal", "no rolls left: choose a box")
+                raise ConflictError("illegal", "no_rolls_left")
             dealt = roll(self.dice, state.turn.dice, held, next_roll_seeds(snapshot))
             planned.append(Roll(dealt))
             return planned
@@ -259,13 +259,11 @@ class GameService(Lobby):
         def actions(snapshot: Snapshot) -> list[Action]:
             state = snapshot.state
             if not 0 <= die < len(state.turn.held):
-                raise InvalidError("invalid_die", "dice are numbered 0 to 4")
+                raise InvalidError("invalid_die", "die_numbers")
             if state.turn.held[die] == held:
                 # A second click, or another tab, asking for what the first one did:
                 # refused as stale like any repeated action, so that it logs nothing.
-                raise ConflictError(
-                    "stale", "the game has moved on since you saw it: here it is now"
-                )
+                raise ConflictError("stale")
             holds = list(state.turn.held)
             holds[die] = held
             return [Hold(tuple(holds))]
@@ -285,7 +283,7 @@ class GameService(Lobby):
         def actions(snapshot: Snapshot) -> list[Action]:
             state = snapshot.state
             if not (state.turn.has_rolled and state.turn.rolls_left == 0):
-                raise ConflictError("illegal", "the computer chooses only after the third roll")
+                raise ConflictError("illegal", "auto_too_early")
             return [Score(self._best_box(state))]
 
         # Asked once the server has done just that at the deadline: done, not refused.
@@ -316,13 +314,13 @@ class GameService(Lobby):
             require_playing(record)
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             if late is not None and server_just_recorded(snapshot, acting):
                 if late == "done" and expect.turn in (None, state.scored_turns - 1):
                     return self._view(snapshot)
-                raise ConflictError("too_late", "time ran out: the computer recorded your roll")
+                raise ConflictError("too_late")
             if acting != state.seat:
-                raise ForbiddenError("not_your_turn", "it is not your turn")
+                raise ForbiddenError("not_your_turn")
             _check(expect, record, state)
             actions = plan(snapshot)
             if reason is None:  # a person's own actions (the server's holds are not capped)
@@ -334,9 +332,7 @@ class GameService(Lobby):
         holds = sum(isinstance(action, Hold) for action in actions)
         cap = self.max_holds_per_turn
         if cap and holds and snapshot.turn_holds + holds > cap:
-            raise TooManyError(
-                "too_many_holds", "too many hold changes this turn: roll or choose a box"
-            )
+            raise TooManyError("too_many_holds")
 
     def _record(
         self,
@@ -353,7 +349,7 @@ class GameService(Lobby):
             for action in actions:
                 state = state.apply(action)
         except IllegalActionError as error:
-            raise ConflictError("illegal", str(error)) from None
+            raise ConflictError.of_rules("illegal", error) from None
         moment = now()
         changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
         turn_started_at = snapshot.record.turn_started_at
@@ -386,9 +382,7 @@ class GameService(Lobby):
                 final_totals=totals,
             )
         except StaleWriteError:
-            raise ConflictError(
-                "stale", "the game has moved on since you saw it: here it is now"
-            ) from None
+            raise ConflictError("stale") from None
 
 
 def _played_by_computer(record: GameRow, seat: int) -> bool:
@@ -404,18 +398,18 @@ def _check(expect: Expect, record: GameRow, state: Game) -> None:
         or (expect.roll is not None and expect.roll != state.turn.rolls_used)
     )
     if stale:
-        raise ConflictError("stale", "the game has moved on since you saw it: here it is now")
+        raise ConflictError("stale")
 
 
 def _hold(indices: Sequence[int]) -> Hold:
     try:
         return Hold.of_indices(indices)
     except MalformedActionError as error:
-        raise InvalidError("invalid_hold", str(error)) from None
+        raise InvalidError.of_rules("invalid_hold", error) from None
 
 
 def _score(box: str) -> Score:
     try:
         return Score(Box(box))
     except ValueError:
-        raise InvalidError("invalid_box", f"there is no box {box!r}") from None
+        raise InvalidError("invalid_box", "no_such_box", box=box) from None

@@ -16,7 +16,6 @@ from app.store.models import GameRecord, GameStatus
 from app.store.rows import GameRow
 
 MAX_NAME_LENGTH = 32
-ABANDONED_MESSAGE = "this game was closed after a long pause"
 TURN_TIMERS = (None, 30, 60, 120)
 
 
@@ -43,9 +42,9 @@ def clean_name(name: str) -> str:
     """A player's name, trimmed; 422 when empty or too long."""
     cleaned = " ".join(name.split())
     if not cleaned:
-        raise InvalidError("invalid_name", "a name is needed")
+        raise InvalidError("invalid_name", "name_needed")
     if len(cleaned) > MAX_NAME_LENGTH:
-        raise InvalidError("invalid_name", f"a name has at most {MAX_NAME_LENGTH} characters")
+        raise InvalidError("invalid_name", "name_too_long", num=MAX_NAME_LENGTH)
     return cleaned
 
 
@@ -78,7 +77,7 @@ def load_game(session: Session, game_id: str, *, with_actions: bool = True) -> G
         select(GameRecord).where(GameRecord.id == game_id).options(*options)
     ).one_or_none()
     if record is None:
-        raise NotFoundError("not_found", "there is no such game")
+        raise NotFoundError("not_found")
     return record
 
 
@@ -94,27 +93,27 @@ def seat_of(record: GameRow | GameRecord, secret: str | None) -> int | None:
 
 def require_host(record: GameRow | GameRecord, secret: str | None) -> None:
     if seat_of(record, secret) != 0:
-        raise ForbiddenError("not_host", "only the host can do that")
+        raise ForbiddenError("not_host")
 
 
-def require_waiting(record: GameRow | GameRecord, verb: str) -> None:
+def require_waiting(record: GameRow | GameRecord, refusal: str) -> None:
     require_not_abandoned(record)
     if record.status != GameStatus.WAITING:
-        raise ConflictError("already_started", f"cannot {verb} a game that has started")
+        raise ConflictError("already_started", refusal)
     if len(record.players) >= MAX_PLAYERS:
-        raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
+        raise ConflictError("full", num=MAX_PLAYERS)
 
 
 def require_playing(record: GameRow | GameRecord) -> None:
     """Refuse an action in a game that is not being played, saying why (409)."""
     if record.status == GameStatus.WAITING:
-        raise ConflictError("not_started", "the game has not started yet")
+        raise ConflictError("not_started")
     if record.status == GameStatus.FINISHED:
-        raise ConflictError("finished", "the game is over")
+        raise ConflictError("finished")
     require_not_abandoned(record)
 
 
 def require_not_abandoned(record: GameRow | GameRecord) -> None:
     """Refuse any change to a game that retention closed: it says so, not "started"."""
     if record.status == GameStatus.ABANDONED:
-        raise ConflictError("abandoned", ABANDONED_MESSAGE)
+        raise ConflictError("abandoned")

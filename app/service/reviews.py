@@ -24,7 +24,7 @@ def game_review(
         record = load_game(session, game_id)
         view = GameView.of(GameRow.of(record), replay(record))
         if not view.is_finished:
-            raise ConflictError("not_finished", "the review comes once the game is over")
+            raise ConflictError("not_finished", "review_not_finished")
         stored = session.get(ReviewRecord, game_id)
         actions = rules_actions(record.actions)
     key = fingerprint()
@@ -32,9 +32,7 @@ def game_review(
         return view, _decode(stored.data)
     strategy = provider.current()
     if not strategy.is_optimal:
-        raise UnavailableError(
-            "not_ready", "the computer is still getting ready: try again in a few seconds"
-        )
+        raise UnavailableError("not_ready")
     players = review(len(view.players), actions, strategy)
     with database.writing() as session:
         session.merge(ReviewRecord(game_id=game_id, strategy=key, data=_encode(players)))

@@ -164,7 +164,7 @@ async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceO
     optimal = service.strategy.is_ready  # read first: it only ever turns true
     result = service.advice(game_id, token)
     if result is None:
-        raise ForbiddenError("not_your_turn", "advice is for the player to move")
+        raise ForbiddenError("not_your_turn", "advice_not_yours")
     return AdviceOut(
         best_box=result.best_box,
         best_hold=list(result.best_hold) if result.best_hold is not None else None,
