@@ -1,7 +1,7 @@
 """Dependency aliases shared by the routes.
 
 The dependencies that only read the request are ``async def``: FastAPI runs a plain ``def``
-dependency in its thread pool, a trip that cost more than the work of each of them.
+dependency in its thread pool, a trip dearer than their work (docs/performance.md).
 """
 
 from __future__ import annotations
