@@ -57,7 +57,7 @@ test: $(VENV)/.dev translations node_modules/.installed
 ## Re-extract the messages of Python code and templates into the template and every catalog
 ## (a missing catalog is created); tests/i18n checks that each one translates every message.
 extract: $(VENV)/.runtime
-	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k gettext -k ngettext:1,2 \
+	$(BIN)/pybabel extract -F babel.cfg -k _ -k N_ -k gettext -k ngettext:1,2 -k N_plural:1,2 \
 		-o app/locales/messages.pot --no-location --omit-header .
 	for locale in $(LOCALES); do \
 		$(BIN)/pybabel update -i app/locales/messages.pot -d app/locales -D messages -l $$locale \

@@ -38,12 +38,12 @@ def validate_dice(values: Iterable[object]) -> Dice:
     try:
         dice = tuple(values)
     except TypeError:
-        raise MalformedActionError(f"a roll is {DICE_COUNT} dice, not {values!r}") from None
+        raise MalformedActionError("roll_not_dice", values=values) from None
     if len(dice) != DICE_COUNT:
-        raise MalformedActionError(f"a roll has {DICE_COUNT} dice, not {len(dice)}")
+        raise MalformedActionError("roll_dice_count", count=len(dice))
     for value in dice:
         if type(value) is not int or value not in FACES:
-            raise MalformedActionError(f"a die shows 1 to 6, not {value!r}")
+            raise MalformedActionError("die_face", value=value)
     return dice  # type: ignore[return-value]
 
 

@@ -31,13 +31,12 @@ class Hold:
     held: tuple[bool, ...]
 
     def __post_init__(self) -> None:
-        message = f"holds are {DICE_COUNT} true/false flags"
         try:
             held = tuple(self.held)
         except TypeError:
-            raise MalformedActionError(message) from None
+            raise MalformedActionError("hold_flags") from None
         if len(held) != DICE_COUNT or not all(type(flag) is bool for flag in held):
-            raise MalformedActionError(message)
+            raise MalformedActionError("hold_flags")
         object.__setattr__(self, "held", held)
 
     @classmethod
@@ -47,16 +46,15 @@ class Hold:
         >>> Hold.of_indices([0, 3]).held
         (True, False, False, True, False)
         """
-        numbering = f"dice are numbered 0 to {DICE_COUNT - 1}"
         try:
             chosen = list(indices)
         except TypeError:
-            raise MalformedActionError(numbering) from None
+            raise MalformedActionError("die_numbers") from None
         # Types first: a duplicate check on unhashable or bool indices would misreport.
         if any(type(i) is not int or not 0 <= i < DICE_COUNT for i in chosen):
-            raise MalformedActionError(numbering)
+            raise MalformedActionError("die_numbers")
         if len(set(chosen)) != len(chosen):
-            raise MalformedActionError("a die is held at most once")
+            raise MalformedActionError("held_twice")
         return cls(tuple(i in chosen for i in range(DICE_COUNT)))
 
 
@@ -70,7 +68,7 @@ class Score:
         try:
             object.__setattr__(self, "box", Box(self.box))
         except ValueError:
-            raise MalformedActionError(f"there is no box {self.box!r}") from None
+            raise MalformedActionError("no_such_box", box=self.box) from None
 
 
 Action = Roll | Hold | Score
@@ -133,7 +131,7 @@ class Game:
     def new(cls, players: int) -> Game:
         """A game at its start for ``players`` seats."""
         if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
-            raise MalformedActionError(f"a game has 1 to {MAX_PLAYERS} players, not {players!r}")
+            raise MalformedActionError("player_count", most=MAX_PLAYERS, players=players)
         return cls(tuple(Scoresheet() for _ in range(players)))
 
     @classmethod
@@ -212,9 +210,9 @@ class Game:
         Anything but a Roll, Hold or Score is :class:`MalformedActionError`, even once it is over.
         """
         if not isinstance(action, Roll | Hold | Score):
-            raise MalformedActionError(f"not an action: {action!r}")
+            raise MalformedActionError("not_an_action", action=action)
         if self.is_over:
-            raise IllegalActionError("the game is over")
+            raise IllegalActionError("finished")
         match action:
             case Roll(dice):
                 return self._roll(dice)
@@ -226,27 +224,27 @@ class Game:
     def _roll(self, dice: Dice) -> Game:
         turn = self.turn
         if turn.rolls_left == 0:
-            raise IllegalActionError("no rolls left: choose a box")
+            raise IllegalActionError("no_rolls_left")
         if turn.dice is not None:
             for index, (held, before, after) in enumerate(
                 zip(turn.held, turn.dice, dice, strict=True)
             ):
                 if held and before != after:
-                    raise IllegalActionError(f"die {index + 1} is held and cannot change")
+                    raise IllegalActionError("die_held", number=index + 1)
         return Game(self.sheets, Turn(dice, turn.held, turn.rolls_used + 1))
 
     def _hold(self, held: Sequence[bool]) -> Game:
         if not self.turn.has_rolled:
-            raise IllegalActionError("roll before holding dice")
+            raise IllegalActionError("roll_before_hold")
         if self.turn.rolls_left == 0:
-            raise IllegalActionError("no rolls left: choose a box")
+            raise IllegalActionError("no_rolls_left")
         return Game(self.sheets, Turn(self.turn.dice, tuple(held), self.turn.rolls_used))
 
     def _score(self, box: Box) -> Game:
         seat, dice = self.seat, self.turn.dice
         assert seat is not None
         if dice is None:
-            raise IllegalActionError("roll before choosing a box")
+            raise IllegalActionError("roll_before_score")
         sheets = list(self.sheets)
         sheets[seat] = sheets[seat].record(box, dice)
         return Game(tuple(sheets))

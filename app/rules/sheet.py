@@ -154,11 +154,8 @@ class Scoresheet:
         option = options.get(box)
         if option is None:
             if not self.is_free(box):
-                raise IllegalActionError(f"the box {box.value} is already used")
-            allowed = ", ".join(options)
-            raise IllegalActionError(
-                f"the joker forbids {box.value} for this Penta; allowed: {allowed}"
-            )
+                raise IllegalActionError("box_used", box=box)
+            raise IllegalActionError("joker_forbids", box=box, allowed=tuple(options))
         scores = list(self.scores)
         scores[box.position] = option.points
         return Scoresheet(tuple(scores), self.penta_bonus + option.bonus)

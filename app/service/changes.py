@@ -83,4 +83,4 @@ class Changes:
 
 def not_found() -> NotFoundError:
     """The refusal of a game that does not exist."""
-    return NotFoundError("not_found", "there is no such game")
+    return NotFoundError("not_found")

@@ -2,18 +2,35 @@
 
 from __future__ import annotations
 
+from typing import Self
+
+from app.rules import RulesError
+from app.rules.refusals import english
+
 
 class ServiceError(Exception):
-    """An action was refused; nothing was changed. ``code`` is stable, ``message`` explains."""
+    """An action was refused; nothing was changed.
+
+    ``code`` is the API's stable code (``error.code``); ``reason`` (the code itself unless
+    given) and ``params`` name the refusal's text in :mod:`app.rules.refusals`, from which the
+    English ``message`` and every translation are rendered.
+    """
 
     status = 400
     retry_after: int | None = None
     """Seconds after which trying again may succeed (sent as ``Retry-After``), if known."""
 
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, code: str, reason: str | None = None, /, **params: object) -> None:
         self.code = code
-        self.message = message
+        self.reason = reason or code
+        self.params = params
+        self.message = english(self.reason, params)
+        super().__init__(self.message)
+
+    @classmethod
+    def of_rules(cls, code: str, error: RulesError) -> Self:
+        """The refusal of the rules' ``error`` under the API's ``code``."""
+        return cls(code, error.code, **error.params)
 
 
 class NotFoundError(ServiceError):
@@ -45,8 +62,10 @@ class TooManyError(ServiceError):
 
     status = 429
 
-    def __init__(self, code: str, message: str, retry_after: int | None = None) -> None:
-        super().__init__(code, message)
+    def __init__(
+        self, code: str, reason: str | None = None, /, retry_after: int | None = None
+    ) -> None:
+        super().__init__(code, reason)
         self.retry_after = retry_after
 
 

@@ -67,9 +67,7 @@ def client_seed(given: str | None) -> str:
     if given is None:
         return secrets.token_hex(CLIENT_SEED_BYTES)
     if not fairness.is_client_seed(given):
-        raise InvalidError(
-            "invalid_client_seed", "a client seed is 1 to 64 printable ASCII characters"
-        )
+        raise InvalidError("invalid_client_seed")
     return given
 
 

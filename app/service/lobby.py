@@ -35,7 +35,7 @@ class Lobby:
         """A waiting game with ``name`` as host in seat 0, and the host's secret."""
         name = clean_name(name)
         if turn_seconds not in TURN_TIMERS:
-            raise InvalidError("invalid_timer", "the turn timer is off, 30, 60 or 120 seconds")
+            raise InvalidError("invalid_timer")
         secret = new_secret()
         moment = now()
         game_id = new_game_id()
@@ -87,7 +87,7 @@ class Lobby:
         secret = new_secret()
 
         def seat(record: GameRecord) -> None:
-            require_waiting(record, "join")
+            require_waiting(record, "join_started")
             record.players.append(
                 PlayerRecord(
                     seat=len(record.players),
@@ -104,7 +104,7 @@ class Lobby:
 
         def seat(record: GameRecord) -> None:
             require_host(record, secret)
-            require_waiting(record, "add a player to")
+            require_waiting(record, "add_to_started")
             number = sum(player.computer for player in record.players) + 1
             record.players.append(
                 PlayerRecord(seat=len(record.players), name=f"Computer {number}", computer=True)
@@ -119,9 +119,9 @@ class Lobby:
         def change(record: GameRecord) -> None:
             seat = seat_of(record, secret)
             if seat is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             if record.status != GameStatus.WAITING:
-                raise ConflictError("seeds_fixed", "the seeds are fixed once the game has started")
+                raise ConflictError("seeds_fixed")
             record.players[seat].client_seed = seed
 
         return self.changes.change_records(game_id, change)
@@ -141,7 +141,7 @@ class Lobby:
             require_host(record, secret)
             require_not_abandoned(record)
             if record.status != GameStatus.WAITING:
-                raise ConflictError("already_started", "the game has already started")
+                raise ConflictError("already_started")
             moment = now()
             changes: dict[str, object] = {
                 "version": record.version + 1,
@@ -172,7 +172,7 @@ class Lobby:
         def rotate(record: GameRecord) -> None:
             seat = seat_of(record, secret)
             if seat is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             player = record.players[seat]
             player.moved_hash = player.secret_hash
             player.secret_hash = hash_secret(fresh)

@@ -90,9 +90,9 @@ class Play:
         def toggle(record: GameRecord) -> None:
             seat = seat_of(record, secret)
             if seat is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             if record.status == GameStatus.FINISHED:
-                raise ConflictError("finished", "the game is over")
+                raise ConflictError("finished")
             require_not_abandoned(record)
             player = record.players[seat]
             player.hints = enabled
@@ -121,9 +121,9 @@ class Play:
                 if held != state.turn.held:
                     planned.append(Hold(held))
             elif hold:
-                raise ConflictError("illegal", "roll before holding dice")
+                raise ConflictError("illegal", "roll_before_hold")
             if not state.can_roll():
-                raise ConflictError("illegal", "no rolls left: choose a box")
+                raise ConflictError("illegal", "no_rolls_left")
             dealt = roll(self.dice, state.turn.dice, held, next_roll_seeds(snapshot))
             planned.append(Roll(dealt))
             return planned
@@ -138,7 +138,7 @@ class Play:
         def actions(snapshot: Snapshot) -> list[Action]:
             state = snapshot.state
             if not 0 <= die < len(state.turn.held):
-                raise InvalidError("invalid_die", "dice are numbered 0 to 4")
+                raise InvalidError("invalid_die", "die_numbers")
             if state.turn.held[die] == held:
                 # A second click, or another tab, asking for what the first one did:
                 # refused as stale like any repeated action, so that it logs nothing.
@@ -162,7 +162,7 @@ class Play:
         def actions(snapshot: Snapshot) -> list[Action]:
             state = snapshot.state
             if not (state.turn.has_rolled and state.turn.rolls_left == 0):
-                raise ConflictError("illegal", "the computer chooses only after the third roll")
+                raise ConflictError("illegal", "auto_too_early")
             return [Score(self.best_box(state))]
 
         # Asked once the server has done just that at the deadline: done, not refused.
@@ -193,13 +193,13 @@ class Play:
             require_playing(record)
             acting = seat if seat is not None else seat_of(record, secret)
             if acting is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             if late is not None and server_just_recorded(snapshot, acting):
                 if late == "done" and expect.turn in (None, state.scored_turns - 1):
                     return self.changes.view(snapshot)
-                raise ConflictError("too_late", "time ran out: the computer recorded your roll")
+                raise ConflictError("too_late")
             if acting != state.seat:
-                raise ForbiddenError("not_your_turn", "it is not your turn")
+                raise ForbiddenError("not_your_turn")
             _check(expect, record, state)
             actions = plan(snapshot)
             if reason is None:  # a person's own actions (the server's holds are not capped)
@@ -211,9 +211,7 @@ class Play:
         holds = sum(isinstance(action, Hold) for action in actions)
         cap = self.max_holds_per_turn
         if cap and holds and snapshot.turn_holds + holds > cap:
-            raise TooManyError(
-                "too_many_holds", "too many hold changes this turn: roll or choose a box"
-            )
+            raise TooManyError("too_many_holds")
 
     def record(
         self,
@@ -232,7 +230,7 @@ class Play:
             for action in actions:
                 state = state.apply(action)
         except IllegalActionError as error:
-            raise ConflictError("illegal", str(error)) from None
+            raise ConflictError.of_rules("illegal", error) from None
         moment = moment or now()
         changes: dict[str, object] = {"version": snapshot.version + 1, "updated_at": moment}
         turn_started_at = snapshot.record.turn_started_at
@@ -270,7 +268,7 @@ class Play:
 def stale_refusal() -> ConflictError:
     """The one refusal of an action planned on a game that has moved on since (a double
     click, another tab, another worker's write): 409 ``stale``, and the game as it is now."""
-    return ConflictError("stale", "the game has moved on since you saw it: here it is now")
+    return ConflictError("stale")
 
 
 def played_by_computer(record: GameRow, seat: int) -> bool:
@@ -293,11 +291,11 @@ def _hold(indices: Sequence[int]) -> Hold:
     try:
         return Hold.of_indices(indices)
     except MalformedActionError as error:
-        raise InvalidError("invalid_hold", str(error)) from None
+        raise InvalidError.of_rules("invalid_hold", error) from None
 
 
 def _score(box: str) -> Score:
     try:
         return Score(Box(box))
     except ValueError:
-        raise InvalidError("invalid_box", f"there is no box {box!r}") from None
+        raise InvalidError("invalid_box", "no_such_box", box=box) from None

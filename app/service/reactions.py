@@ -58,7 +58,7 @@ class TooManyReactionsError(ServiceError):
 
     def __init__(self, retry_after: float) -> None:
         self.retry_after = math.ceil(retry_after)
-        super().__init__("too_many_reactions", "too many reactions: wait a moment")
+        super().__init__("too_many_reactions")
 
 
 class Reactions:
@@ -78,12 +78,12 @@ class Reactions:
         """Send ``kind`` from the seat of ``secret`` to everyone watching the game."""
         view = self.games.get(game_id)
         if kind not in REACTIONS:
-            raise InvalidError("invalid_reaction", "there is no such reaction")
+            raise InvalidError("invalid_reaction")
         seat = self.games.seat_of(game_id, secret)
         if seat is None:
-            raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+            raise ForbiddenError("not_your_seat")
         if view.is_waiting:
-            raise ConflictError("not_started", "the game has not started yet")
+            raise ConflictError("not_started")
         self._take(game_id, seat)
         with self._lock:
             number = next(self._numbers)

@@ -70,17 +70,17 @@ class Rematches:
             record = self._finished(editing, game_id)
             player = record.players[_seat(record, secret)]
             if record.rematch_id is None:
-                raise ConflictError("no_rematch", "nobody has offered a rematch")
+                raise ConflictError("no_rematch")
             if player.rematch in (RematchAnswer.OFFERED, RematchAnswer.JOINED):
-                raise ConflictError("rematch_joined", "you are in the rematch already")
+                raise ConflictError("rematch_joined")
             kept_rematch = self.changes.snapshot(editing, record.rematch_id)
             rematch = self.changes.record(editing, record.rematch_id)
             if join:
                 require_not_abandoned(rematch)
                 if rematch.status != GameStatus.WAITING:
-                    raise ConflictError("already_started", "the game has already started")
+                    raise ConflictError("already_started")
                 if len(rematch.players) >= MAX_PLAYERS:
-                    raise ConflictError("full", f"a game has at most {MAX_PLAYERS} players")
+                    raise ConflictError("full", num=MAX_PLAYERS)
                 rematch.players.append(
                     PlayerRecord(
                         seat=len(rematch.players), name=player.name, secret_hash=player.secret_hash
@@ -97,12 +97,12 @@ class Rematches:
     def _finished(self, editing: Editing, game_id: str) -> GameRecord:
         record = self.changes.record(editing, game_id)
         if record.status != GameStatus.FINISHED:
-            raise ConflictError("not_finished", "a rematch follows a finished game")
+            raise ConflictError("not_finished", "rematch_not_finished")
         return record
 
 
 def _seat(record: GameRecord, secret: str | None) -> int:
     seat = seat_of(record, secret)
     if seat is None:
-        raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+        raise ForbiddenError("not_your_seat")
     return seat

@@ -25,16 +25,14 @@ def game_review(
         raise not_found() from None
     view = GameView.of(game.record, game.state)
     if not view.is_finished:
-        raise ConflictError("not_finished", "the review comes once the game is over")
+        raise ConflictError("not_finished", "review_not_finished")
     stored, actions = game.review, game.actions
     key = fingerprint()
     if stored is not None and stored.strategy == key:
         return view, _decode(stored.data)
     strategy = provider.current()
     if not strategy.is_optimal:
-        raise UnavailableError(
-            "not_ready", "the computer is still getting ready: try again in a few seconds"
-        )
+        raise UnavailableError("not_ready")
     players = review(len(view.players), actions, strategy)
     save_review(database, game_id, StoredReview(key, _encode(players)))
     return view, players

@@ -37,9 +37,9 @@ def clean_name(name: str) -> str:
     # PostgreSQL's text holds no NUL: shown as the replacement character, as a bad byte is.
     cleaned = " ".join(name.replace("\x00", "\ufffd").split())
     if not cleaned:
-        raise InvalidError("invalid_name", "a name is needed")
+        raise InvalidError("invalid_name", "name_needed")
     if len(cleaned) > MAX_NAME_LENGTH:
-        raise InvalidError("invalid_name", f"a name has at most {MAX_NAME_LENGTH} characters")
+        raise InvalidError("invalid_name", "name_too_long", num=MAX_NAME_LENGTH)
     return cleaned
 
 
@@ -57,4 +57,4 @@ def seat_of(record: GameRow | GameRecord, secret: str | None) -> int | None:
 def require_host(record: GameRow | GameRecord, secret: str | None) -> None:
     """Refuse (403) anyone but the host, who holds seat 0."""
     if seat_of(record, secret) != 0:
-        raise ForbiddenError("not_host", "only the host can do that")
+        raise ForbiddenError("not_host")

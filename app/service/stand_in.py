@@ -34,25 +34,23 @@ class StandIns:
         def hand(record: GameRecord) -> None:
             acting = seat_of(record, secret)
             if not 0 <= seat < len(record.players):
-                raise InvalidError("invalid_seat", "there is no such seat")
+                raise InvalidError("invalid_seat")
             if acting is None:
-                raise ForbiddenError("not_your_seat", "you do not hold a seat in this game")
+                raise ForbiddenError("not_your_seat")
             require_playing(record)
             player = record.players[seat]
             if seat == acting:
-                raise ConflictError("own_seat", "you cannot hand your own seat to the computer")
+                raise ConflictError("own_seat")
             if player.computer or player.stand_in:
-                raise ConflictError("computer_seat", "the computer already plays that seat")
+                raise ConflictError("computer_seat")
             # Read while this write holds the game: the kept state, no replay of the log.
             if self.games.get(game_id).turn != seat:
-                raise ConflictError(
-                    "not_to_move", "only the seat of the player to move can be handed over"
-                )
+                raise ConflictError("not_to_move")
             absent = self.presence.absent_for(game_id, seat)
             if absent is None:
-                raise ConflictError("present", "that player has the game open")
+                raise ConflictError("present")
             if absent < self.presence.absent_seconds:
-                raise ConflictError("not_away_long", "that player has not been away long enough")
+                raise ConflictError("not_away_long")
             player.stand_in = True
             # The scheduler plays the seat from now on, at a computer's pace.
             record.due_at = now() + timedelta(seconds=self.games.deadlines.pace)

@@ -143,7 +143,7 @@ class TablePlayer:
         """The legal box for ``dice`` with the best value (ties: first in sheet order)."""
         values = self.box_values(sheet, dice)
         if not values:
-            raise IllegalActionError("the sheet is full: there is no box to choose")
+            raise IllegalActionError("sheet_full_box")
         best = max(values.values())
         return next(box for box, value in values.items() if value >= best - TIE_TOLERANCE)
 
@@ -161,7 +161,7 @@ class TablePlayer:
         if rolls_left not in (1, 2):
             raise ValueError(f"a hold is chosen with 1 or 2 rolls left, not {rolls_left}")
         if sheet.is_full:
-            raise IllegalActionError("the sheet is full: there is no turn to play")
+            raise IllegalActionError("sheet_full_turn")
         keeps = self._keep_values(sheet, rolls_left)
         roll = KEEP_INDEX[tuple(sorted(dice))] - ROLL_START
         candidates = list(dict.fromkeys(SUB_KEEPS[roll].tolist()))

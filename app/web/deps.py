@@ -1,7 +1,7 @@
 """Dependency aliases shared by the routes.
 
 The dependencies that only read the request are ``async def``: FastAPI runs a plain ``def``
-dependency in its thread pool, a trip that cost more than the work of each of them.
+dependency in its thread pool, a trip dearer than their work (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -51,7 +51,7 @@ async def check_csrf(request: Request) -> None:
     htmx sends it as a header (set once on <body>), plain forms as a hidden field.
     """
     if request.headers.get("sec-fetch-site") == "cross-site":
-        raise ForbiddenError("csrf", "cross-site requests are refused")
+        raise ForbiddenError("csrf")
     expected: str = request.state.csrf_token
     sent = request.headers.get(CSRF_HEADER)
     if sent is None:
@@ -59,7 +59,7 @@ async def check_csrf(request: Request) -> None:
         field = form.get(CSRF_FIELD)
         sent = field if isinstance(field, str) else None
     if not sent or not hmac.compare_digest(sent, expected):
-        raise ForbiddenError("csrf", "this form has expired: reload the page and try again")
+        raise ForbiddenError("csrf", "form_expired")
 
 
 ServiceDep = Annotated[GameService, Depends(get_service)]

@@ -134,7 +134,7 @@ BoardDep = Annotated[Board, Depends(get_board)]
 
 
 def translated_error(error: ServiceError) -> dict[str, str]:
-    return {"code": error.code, "message": i18n.translate_error(error.code, error.message)}
+    return {"code": error.code, "message": i18n.explain(error.reason, error.params)}
 
 
 def set_seat_cookie(response: Response, game_id: str, secret: str, *, secure: bool) -> None:

@@ -31,7 +31,7 @@ coming and going must not send every reader an event per arrival."""
 class PresenceAnnouncer:
     """Tells a game's readers that its presence changed: at once, then at most once an
     interval, so that a crowd of spectators arriving wakes every reader once a second rather
-    than once per arrival (which made opening 500 streams three times slower)."""
+    than once per arrival (figures: docs/performance.md)."""
 
     def __init__(self, broker: Broker, interval: float = MIN_PRESENCE_INTERVAL) -> None:
         self.broker = broker

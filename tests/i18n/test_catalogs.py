@@ -18,7 +18,7 @@ from app import i18n
 ROOT = Path(__file__).resolve().parents[2]
 TEMPLATE = i18n.LOCALES_DIR / "messages.pot"
 TRANSLATED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT_LANGUAGE]
-PLACEHOLDER = re.compile(r"%\((\w+)\)([sd])")
+PLACEHOLDER = re.compile(r"%\((\w+)\)([sdr])")
 
 
 def read(path: Path, locale: str | None = None) -> Catalog:

@@ -1,182 +1,269 @@
-"""Error messages of the service and the rules reach the page in the reader's language."""
+"""Refusals are a code plus parameters, rendered in the reader's language from one table."""
 
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
 from fastapi.testclient import TestClient
 from markupsafe import escape
 
 from app import i18n
+from app.rules import Box, Game, IllegalActionError, Roll, Score
+from app.rules.refusals import MESSAGES, Plural, english
+from app.service.errors import ConflictError, InvalidError
 from app.web.plumbing.middleware import LANGUAGE_COOKIE
 
 APP = Path(__file__).resolve().parents[2] / "app"
 TRANSLATED = [code for code in i18n.LANGUAGES if code != i18n.DEFAULT_LANGUAGE]
-ERROR_TYPES = {
-    "IllegalActionError",
+PLACEHOLDER = re.compile(r"%\((\w+)\)([a-z])")
+RULES_ERRORS = {"RulesError", "IllegalActionError", "MalformedActionError"}
+"""Raised as ``Error(code, **params)``."""
+SERVICE_ERRORS = {
     "ServiceError",
     "ConflictError",
     "ForbiddenError",
     "InvalidError",
     "NotFoundError",
+    "TooManyError",
+    "UnavailableError",
+    "StreamsFullError",
 }
-# Values for the expressions that messages built with f-strings interpolate.
-SAMPLES = {
-    "MAX_NAME_LENGTH": "32",
-    "MAX_PLAYERS": "6",
-    "verb": "join",
-    "box.value": "chance",
-    "index + 1": "3",
-    "allowed": "fours, chance",
-    "box!r": "'nope'",
+"""Raised as ``Error(code, reason, **params)``, the reason being the code unless given; a
+subclass of one of them passes its code to ``super().__init__`` the same way."""
+CODE_ARGUMENT = {"HTTPRefusal": 1, "refusal_response": 2}
+"""Other calls that take the API's code at this argument, then the refusal's reason if not
+the code; with anything but a literal there, they pass on a refusal named elsewhere."""
+REASON_ARGUMENT = {"require_waiting": 1, "explain": 0}
+"""Calls that take a refusal's reason at this argument (likewise)."""
+FORWARDERS = {
+    "app/service/errors.py:TooManyError.__init__",
+    "app/service/status.py:require_waiting",
 }
-DYNAMIC = [
-    ("illegal", "the box chance is already used"),
-    ("illegal", "the box three_of_a_kind is already used"),
-    ("illegal", "the joker forbids chance for this Penta; allowed: fours"),
-    ("illegal", "the joker forbids ones for this Penta; allowed: three_of_a_kind, full_house"),
-    ("illegal", "die 3 is held and cannot change"),
-    ("invalid_box", "there is no box 'nope'"),
-    ("invalid_name", "a name has at most 32 characters"),
-    ("full", "a game has at most 6 players"),
-    ("already_started", "cannot watch a game that has started"),
-    ("invalid", "name: Field required"),
-]
+"""Where an error is raised with a code given by the caller (each call is checked above)."""
 
 
-def _render(message: ast.JoinedStr) -> str:
-    parts = []
-    for part in message.values:
-        if isinstance(part, ast.Constant):
-            parts.append(str(part.value))
-        else:
-            assert isinstance(part, ast.FormattedValue)
-            expression = ast.unparse(part.value) + ("!r" if part.conversion == ord("r") else "")
-            assert expression in SAMPLES, f"add a sample value for {{{expression}}}"
-            parts.append(SAMPLES[expression])
-    return "".join(parts)
+class _Refusals(ast.NodeVisitor):
+    """The refusal codes a module names where it raises or renders one."""
+
+    def __init__(self, module: str) -> None:
+        self.module = module
+        self.scope: list[str] = []
+        self.refusing_classes: set[str] = set()
+        self.found: dict[str, list[str]] = {}
+
+    def visit_ClassDef(self, node: ast.ClassDef) -> None:
+        if any(ast.unparse(base) in SERVICE_ERRORS for base in node.bases):
+            self.refusing_classes.add(node.name)
+        self._within(node.name, node)
+
+    def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+        self._within(node.name, node)
+
+    def _within(self, name: str, node: ast.AST) -> None:
+        self.scope.append(name)
+        self.generic_visit(node)
+        self.scope.pop()
+
+    def visit_Call(self, node: ast.Call) -> None:
+        self.generic_visit(node)
+        function = node.func
+        name = function.attr if isinstance(function, ast.Attribute) else ast.unparse(function)
+        args = node.args
+        if ast.unparse(function) == "super().__init__" and self.scope[0] in self.refusing_classes:
+            name = "ServiceError"
+        if name in RULES_ERRORS and args:
+            self._found(args[0], forwards=False)
+        elif name in SERVICE_ERRORS and args:
+            self._found(args[1] if len(args) > 1 else args[0], forwards=False)
+        elif name in CODE_ARGUMENT and len(args) > CODE_ARGUMENT[name]:
+            self._found(args[min(CODE_ARGUMENT[name] + 1, len(args) - 1)], forwards=True)
+        elif name in REASON_ARGUMENT and len(args) > REASON_ARGUMENT[name]:
+            self._found(args[REASON_ARGUMENT[name]], forwards=True)
+
+    def _found(self, code: ast.expr, *, forwards: bool) -> None:
+        if isinstance(code, ast.Constant) and isinstance(code.value, str):
+            self.found.setdefault(code.value, []).append(self.module)
+        elif not forwards:
+            where = f"{self.module}:{'.'.join(self.scope)}"
+            self.found.setdefault("<given by the caller>", []).append(where)
 
 
-def raised_messages() -> list[tuple[str, str]]:
-    """``(code, message)`` of every error the rules, the service and the web layer raise with
-    a message of their own (an f-string message rendered with sample values)."""
-    found = []
-    for path in sorted(APP.glob("*/*.py")):
-        if path.parent.name not in ("rules", "service", "web"):
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-                continue
-            if node.func.id not in ERROR_TYPES or not node.args:
-                continue
-            code = node.args[0] if len(node.args) == 2 else ast.Constant("illegal")
-            message = node.args[-1]
-            if not isinstance(code, ast.Constant):
-                continue
-            if isinstance(message, ast.Constant) and isinstance(message.value, str):
-                found.append((str(code.value), message.value))
-            elif isinstance(message, ast.JoinedStr):
-                found.append((str(code.value), _render(message)))
+def raised_codes() -> dict[str, list[str]]:
+    """Every refusal code the app's sources name where they raise or render one, with the
+    modules; a raise whose code is not a literal is listed under ``<given by the caller>``."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(APP.rglob("*.py")):
+        refusals = _Refusals(str(path.relative_to(APP.parent)))
+        refusals.visit(ast.parse(path.read_text()))
+        for code, modules in refusals.found.items():
+            found.setdefault(code, []).extend(modules)
     return found
 
 
-def test_the_sources_raise_the_messages_this_test_knows() -> None:
-    messages = raised_messages()
-    assert ("illegal", "roll before choosing a box") in messages
-    assert ("illegal", "the box chance is already used") in messages
-    assert ("not_found", "there is no such game") in messages
-    assert len(messages) >= 25
+def placeholders(text: str) -> set[tuple[str, str]]:
+    return set(PLACEHOLDER.findall(text))
 
 
-@pytest.mark.parametrize("code", TRANSLATED)
-def test_every_raised_message_is_translated(code: str) -> None:
-    cases = sorted({*raised_messages(), *DYNAMIC})
-    with i18n.language(code):
-        untranslated = [
-            (error, message)
-            for error, message in cases
-            if i18n.translate_error(error, message) == message
-        ]
-    assert untranslated == [], "add them to app/i18n.py ERROR_MESSAGES, then `make extract`"
+def test_the_sources_raise_the_codes_this_test_knows() -> None:
+    codes = raised_codes()
+    for code in ("roll_before_score", "box_used", "joker_forbids", "not_found", "stale"):
+        assert code in codes
+    assert "seat_limited" in codes  # a subclass's super().__init__
+    assert "too_large" in codes  # an HTTPRefusal
+    assert "join_started" in codes  # named where require_waiting is called
+    assert len(codes) >= 50
 
 
-@pytest.mark.parametrize("code", TRANSLATED)
-def test_every_known_message_and_pattern_is_translated(code: str) -> None:
-    cases = [("any", message) for message in i18n.ERROR_MESSAGES] + DYNAMIC
-    with i18n.language(code):
-        for error, message in cases:
-            translated = i18n.translate_error(error, message)
-            assert translated != message, message
-            assert translated.strip()
-            assert "%(" not in translated, translated
+def test_every_code_raised_anywhere_is_in_the_table() -> None:
+    codes = raised_codes()
+    assert set(codes.pop("<given by the caller>")) == FORWARDERS
+    assert sorted(code for code in codes if code not in MESSAGES) == []
 
 
-def test_english_keeps_the_service_messages_with_the_sheets_box_names() -> None:
-    with i18n.language("en"):
-        for message in i18n.ERROR_MESSAGES:
-            assert i18n.translate_error("any", message) == message
-        english = {message: i18n.translate_error(error, message) for error, message in DYNAMIC}
-    assert english == {
-        "the box chance is already used": "the box Chance is already used",
-        "the box three_of_a_kind is already used": "the box Three of a kind is already used",
-        "the joker forbids chance for this Penta; allowed: fours": (
-            "the joker forbids Chance for this Penta; allowed: Fours"
-        ),
-        "the joker forbids ones for this Penta; allowed: three_of_a_kind, full_house": (
-            "the joker forbids Ones for this Penta; allowed: Three of a kind, Full house"
-        ),
-        "die 3 is held and cannot change": "die 3 is held and cannot change",
-        "there is no box 'nope'": "there is no box 'nope'",
-        "a name has at most 32 characters": "a name has at most 32 characters",
-        "a game has at most 6 players": "a game has at most 6 players",
-        "cannot watch a game that has started": "the game has already started",
-        "name: Field required": "some of the fields sent are not valid",
+def test_every_code_of_the_table_is_used() -> None:
+    sources = [
+        ast.parse(path.read_text()) for path in APP.rglob("*.py") if path.name != "refusals.py"
+    ]
+    literals = {
+        node.value
+        for tree in sources
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str)
     }
+    assert sorted(set(MESSAGES) - literals) == []
 
 
-@pytest.mark.parametrize("code", list(i18n.LANGUAGES))
-def test_unknown_messages_stay_in_english(code: str) -> None:
-    with i18n.language(code):
-        assert i18n.translate_error("mystery", "something new") == "something new"
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_code_has_a_message_in_every_language_with_the_same_placeholders(
+    language: str,
+) -> None:
+    path = i18n.LOCALES_DIR / language / "LC_MESSAGES" / "messages.po"
+    with path.open("rb") as source:
+        catalog = read_po(source, locale=language)
+    problems = []
+    for code, message in MESSAGES.items():
+        msgid = (message.singular, message.plural) if isinstance(message, Plural) else message
+        entry = catalog.get(msgid)
+        if entry is None or entry.fuzzy:
+            problems.append(f"{code}: no translation")
+            continue
+        expected = placeholders(message.plural if isinstance(message, Plural) else message)
+        forms = entry.string if isinstance(entry.string, tuple) else (entry.string,)
+        for form in forms:
+            if not form.strip() or placeholders(form) != expected:
+                problems.append(f"{code}: {form!r} has not {sorted(expected)}")
+    assert problems == []
+
+
+def test_i18n_parses_no_english() -> None:
+    tree = ast.parse((APP / "i18n.py").read_text())
+    nodes = list(ast.walk(tree))
+    imported = {name.name for node in nodes if isinstance(node, ast.Import) for name in node.names}
+    imported |= {node.module for node in nodes if isinstance(node, ast.ImportFrom)}
+    assert "re" not in imported
+
+
+def test_the_api_text_is_english_with_boxes_by_their_keys() -> None:
+    assert english("box_used", {"box": Box.THREE_OF_A_KIND}) == (
+        "the box three_of_a_kind is already used"
+    )
+    allowed = (Box.THREE_OF_A_KIND, Box.FULL_HOUSE)
+    assert english("joker_forbids", {"box": Box.ONES, "allowed": allowed}) == (
+        "the joker forbids ones for this Penta; allowed: three_of_a_kind, full_house"
+    )
+    assert english("name_too_long", {"num": 1}) == "a name has at most 1 character"
+    assert english("name_too_long", {"num": 32}) == "a name has at most 32 characters"
+    assert english("not_found", {}) == "there is no such game"
+
+
+def test_a_rules_refusal_keeps_its_code_and_params_through_the_service() -> None:
+    game = Game.new(1).apply(Roll((1, 2, 3, 4, 5))).apply(Score(Box.CHANCE))
+    with pytest.raises(IllegalActionError) as raised:
+        game.apply(Roll((6, 6, 6, 6, 6))).apply(Score(Box.CHANCE))
+    refusal = ConflictError.of_rules("illegal", raised.value)
+    assert (refusal.code, refusal.reason, refusal.params) == (
+        "illegal",
+        "box_used",
+        {"box": Box.CHANCE},
+    )
+    assert refusal.message == str(raised.value) == "the box chance is already used"
+
+
+def test_english_shows_the_sheets_box_names() -> None:
+    with i18n.language("en"):
+        assert i18n.explain("box_used", {"box": Box.THREE_OF_A_KIND}) == (
+            "the box Three of a kind is already used"
+        )
+        assert i18n.explain(
+            "joker_forbids", {"box": Box.ONES, "allowed": (Box.THREE_OF_A_KIND, Box.FULL_HOUSE)}
+        ) == ("the joker forbids Ones for this Penta; allowed: Three of a kind, Full house")
+        error = InvalidError("invalid_box", "no_such_box", box="nope")
+        assert (
+            i18n.explain(error.reason, error.params) == error.message == ("there is no box 'nope'")
+        )
+
+
+@pytest.mark.parametrize("language", TRANSLATED)
+def test_every_code_renders_in_every_language(language: str) -> None:
+    samples: dict[str, object] = {
+        "box": Box.CHANCE,
+        "allowed": (Box.FOURS, Box.CHANCE),
+        "num": 2,
+        "count": 4,
+        "number": 3,
+        "seconds": 7,
+        "bytes": 1024,
+        "value": 7,
+        "values": None,
+        "most": 6,
+        "players": 0,
+        "action": "roll",
+    }
+    for code in MESSAGES:
+        template = MESSAGES[code]
+        english_template = template.plural if isinstance(template, Plural) else template
+        params = {name: samples[name] for name, _ in placeholders(english_template)}
+        with i18n.language(language):
+            shown = i18n.explain(code, params)
+        assert shown.strip(), code
+        assert "%(" not in shown, code
+        assert shown != english(code, params), f"{code} is not translated into {language}"
 
 
 @pytest.mark.parametrize(
-    ("code", "error", "message", "expected"),
+    ("language", "code", "params", "expected"),
     [
-        ("fr", "illegal", "the box chance is already used", "la case Chance est déjà utilisée"),
+        ("fr", "box_used", {"box": Box.CHANCE}, "la case Chance est déjà utilisée"),
+        ("fi", "box_used", {"box": Box.THREE_OF_A_KIND}, "ruutu Kolme samaa on jo käytetty"),
         (
             "fi",
-            "illegal",
-            "the box three_of_a_kind is already used",
-            "ruutu Kolme samaa on jo käytetty",
-        ),
-        (
-            "fi",
-            "illegal",
-            "the joker forbids chance for this Penta; allowed: fours",
+            "joker_forbids",
+            {"box": Box.CHANCE, "allowed": (Box.FOURS,)},
             "jokeri ei salli tälle Pentalle ruutua Sattuma; sallitut: Neloset",
         ),
         (
             "hu",
-            "illegal",
-            "the joker forbids ones for this Penta; allowed: three_of_a_kind, full_house",
+            "joker_forbids",
+            {"box": Box.ONES, "allowed": (Box.THREE_OF_A_KIND, Box.FULL_HOUSE)},
             "a joker ennél a Pentánál nem engedi ezt a mezőt: Egyesek; választható: Drill, Full",
         ),
-        ("he", "illegal", "die 3 is held and cannot change", "קובייה 3 שמורה ואינה יכולה להשתנות"),
-        ("th", "invalid_name", "a name has at most 32 characters", "ชื่อยาวได้ไม่เกิน 32 ตัวอักษร"),
-        ("he", "full", "a game has at most 2 players", "במשחק יכולים להשתתף לכל היותר 2 שחקנים"),
-        ("fr", "full", "a game has at most 1 player", "une partie a au plus 1 joueur"),
-        ("th", "invalid_box", "there is no box 'nope'", "ไม่มีช่อง 'nope'"),
-        ("fi", "already_started", "cannot watch a game that has started", "peli on jo alkanut"),
+        ("he", "die_held", {"number": 3}, "קובייה 3 שמורה ואינה יכולה להשתנות"),
+        ("th", "name_too_long", {"num": 32}, "ชื่อยาวได้ไม่เกิน 32 ตัวอักษร"),
+        ("he", "full", {"num": 2}, "במשחק יכולים להשתתף לכל היותר 2 שחקנים"),
+        ("fr", "full", {"num": 1}, "une partie a au plus 1 joueur"),
+        ("th", "no_such_box", {"box": "nope"}, "ไม่มีช่อง 'nope'"),
+        ("fi", "already_started", {}, "peli on jo alkanut"),
     ],
 )
-def test_messages_with_values_are_rebuilt_around_them(
-    code: str, error: str, message: str, expected: str
+def test_refusals_are_rendered_around_their_params(
+    language: str, code: str, params: dict[str, object], expected: str
 ) -> None:
-    with i18n.language(code):
-        assert i18n.translate_error(error, message) == expected
+    with i18n.language(language):
+        assert i18n.explain(code, params) == expected
 
 
 @pytest.mark.parametrize("code", list(i18n.LANGUAGES))
@@ -185,7 +272,7 @@ def test_the_error_page_speaks_the_readers_language(client: TestClient, code: st
     response = client.get("/games/nope", headers={"Accept": "text/html"})
     assert response.status_code == 404
     with i18n.language(code):
-        message = i18n.translate_error("not_found", "there is no such game")
+        message = i18n.explain("not_found")
         title = i18n.gettext("Not found")
     shown = escape(message)
     assert f'<p class="error" role="alert" data-status="404">{shown}</p>' in response.text

@@ -86,6 +86,7 @@ def test_rules_modules_are_found() -> None:
         "app.rules.dice",
         "app.rules.errors",
         "app.rules.game",
+        "app.rules.refusals",
         "app.rules.sheet",
     }
 

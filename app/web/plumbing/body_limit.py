@@ -8,11 +8,10 @@ through the security headers like any other.
 
 from __future__ import annotations
 
-from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.web.plumbing.errors import error_response
+from app.web.plumbing.errors import HTTPRefusal, refusal_response
 
 
 class BodyLimitMiddleware:
@@ -27,7 +26,7 @@ class BodyLimitMiddleware:
             await self.app(scope, receive, send)
             return
         if _declared_length(scope) > self.max_bytes:
-            response = error_response(Request(scope), 413, "too_large", self.message)
+            response = refusal_response(Request(scope), 413, "too_large", params=self.limit)
             await response(scope, receive, send)
             return
         received = 0
@@ -40,14 +39,15 @@ class BodyLimitMiddleware:
                 if received > self.max_bytes:
                     # FastAPI and Starlette pass an HTTPException raised while they read
                     # the body to the app's handler, which answers in the usual way.
-                    raise HTTPException(413, self.message)
+                    raise HTTPRefusal(413, "too_large", **self.limit)
             return message
 
         await self.app(scope, counted, send)
 
     @property
-    def message(self) -> str:
-        return f"the request is too large: at most {self.max_bytes} bytes"
+    def limit(self) -> dict[str, object]:
+        """The parameters of the refusal: the most bytes a body may have."""
+        return {"bytes": self.max_bytes}
 
 
 def _declared_length(scope: Scope) -> int:

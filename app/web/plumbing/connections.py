@@ -1,9 +1,9 @@
 """Limits on connections, below HTTP requests: what a plain ``uvicorn app.main:app`` lacks.
 
-uvicorn's default protocol (httptools) reads a request's head without a size limit (ten
-connections sending 50 MiB of unfinished header cost the server 500 MB), never closes a
-connection that has not sent a request, and lets one address open as many connections as
-the process has file descriptors. :func:`guarded_protocol` makes a subclass of it that
+uvicorn's default protocol (httptools) reads a request's head without a size limit (its
+memory grows with every unfinished header: docs/performance.md), never closes a connection
+that has not sent a request, and lets one address open as many connections as the process
+has file descriptors. :func:`guarded_protocol` makes a subclass of it that
 
 - closes a connection whose request head passes ``max_header_bytes`` (431) or whose head
   is not complete within ``header_timeout`` of the connection opening or the previous

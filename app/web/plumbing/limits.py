@@ -39,10 +39,7 @@ class RateLimitedError(ServiceError):
 
     def __init__(self, retry_after: float) -> None:
         self.retry_after = math.ceil(retry_after)
-        super().__init__(
-            "rate_limited",
-            f"too many requests from your address: try again in {self.retry_after} s",
-        )
+        super().__init__("rate_limited", seconds=self.retry_after)
 
 
 class RateLimiter:
@@ -91,10 +88,7 @@ class SeatLimitedError(ServiceError):
 
     def __init__(self, retry_after: float) -> None:
         self.retry_after = math.ceil(retry_after)
-        super().__init__(
-            "rate_limited",
-            f"too many actions from your seat: try again in {self.retry_after} s",
-        )
+        super().__init__("rate_limited", "seat_limited", seconds=self.retry_after)
 
 
 IPV6_PREFIX = 64

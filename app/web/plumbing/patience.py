@@ -3,7 +3,7 @@
 A move is a fraction of a millisecond and SQLite takes one writer at a time, so the routes
 make their changes on the loop (see ``app/web/routes/api.py``). But if another process holds the
 database's write lock (a backup, an admin's ``sqlite3``), waiting for it there would stop
-every page, move and live update of every game: 10 s of ``GET /`` taking 25 s. The store
+every page, move and live update of every game (docs/performance.md). The store
 refuses to wait on the loop (:class:`~app.store.database.DatabaseBusyError`), and
 :func:`patiently` then runs the same change again in a worker thread, where it may wait up
 to ``PENTA_DATABASE_WAIT_SECONDS``; still busy after that, it is answered 503 ``busy``

@@ -32,13 +32,9 @@ class StreamSlots:
         once), or a refusal: 429 beyond the address's streams, 503 beyond the server's."""
         with self._lock:
             if self.total and self._count >= self.total:
-                raise StreamsFullError(
-                    "server_full", "the server has too many live updates open: try again later"
-                )
+                raise StreamsFullError("server_full")
             if self.per_address and self._open.get(address, 0) >= self.per_address:
-                raise TooManyError(
-                    "too_many_streams", "too many live updates are open from your address", 5
-                )
+                raise TooManyError("too_many_streams", retry_after=5)
             self._count += 1
             self._open[address] = self._open.get(address, 0) + 1
         released = False

@@ -39,12 +39,9 @@ _RATE_LIMITED = {
 
 router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
-# The routes that create, start, read or play a game are ``async def``: they call the
-# service on the event loop. A move takes a fraction of a millisecond of CPU and SQLite
-# takes one writer at a time anyway, so a thread gains nothing, while the trip through the
-# thread pool, and the GIL passed back and forth between its threads and the loop, cost
-# more than the move itself under load (bench/load.py). Joining and adding a computer,
-# which go through the ORM, stay ``def``.
+# Routes that create, start, read or play a game are ``async def`` (a move is cheaper than a
+# trip through the thread pool); joining and adding a computer, through the ORM, stay ``def``.
+# Why, with figures: docs/performance.md, "Web layer".
 
 
 def _out(request: Request, view: GameView) -> GameOut:
@@ -52,9 +49,8 @@ def _out(request: Request, view: GameView) -> GameOut:
 
 
 def _json(answer: BaseModel, status_code: int = 200) -> Response:
-    """``answer`` as JSON, ready-made. Handed a model instead, FastAPI would validate what
-    the service has just built and encode it again (for a sync route, in a second trip
-    through the thread pool): a fifth of the time of an action under load."""
+    """``answer`` as JSON, ready-made: handed a model, FastAPI would validate and encode
+    again what the service has just built (docs/performance.md)."""
     return Response(answer.model_dump_json(), status_code, media_type="application/json")
 
 
@@ -153,7 +149,7 @@ async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceO
     optimal = service.strategy.is_ready  # read first: it only ever turns true
     result = service.advice(game_id, token)
     if result is None:
-        raise ForbiddenError("not_your_turn", "advice is for the player to move")
+        raise ForbiddenError("not_your_turn", "advice_not_yours")
     return AdviceOut(
         best_box=result.best_box,
         best_hold=list(result.best_hold) if result.best_hold is not None else None,

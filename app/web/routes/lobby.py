@@ -42,7 +42,7 @@ def join(
         if error.status == 404:
             raise
         view = service.get(game_id)
-        message = i18n.translate_error(error.code, error.message)
+        message = i18n.explain(error.reason, error.params)
         context = page_context(
             request, game=view, me=None, error={"code": error.code, "message": message}
         )

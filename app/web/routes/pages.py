@@ -64,7 +64,7 @@ async def create_game(
             view = await patiently(lambda: service.start(view.id, secret, client_seed=seed))
     except ServiceError as error:
         context = page_context(
-            request, error=i18n.translate_error(error.code, error.message), name=name[:32]
+            request, error=i18n.explain(error.reason, error.params), name=name[:32]
         )
         return templates.TemplateResponse(request, "home.html", context, status_code=error.status)
     response = RedirectResponse(f"/games/{view.id}", status_code=303)
