@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+import uvicorn
 import yaml
 
 from app.settings import Settings
@@ -77,6 +78,14 @@ def test_nginx_spreads_over_every_worker_by_least_connections() -> None:
     assert ["least_conn"] in upstream
     servers = [directive[1] for directive in upstream if directive[0] == "server"]
     assert servers == [f"{worker}:8000" for worker in WORKERS]
+
+
+def test_nginx_lets_go_of_idle_worker_connections_before_the_workers_close_them() -> None:
+    """A request nginx sends on a kept connection just as uvicorn closes it fails (502)."""
+    upstream = _directives(_block(_nginx(), "upstream penta"))
+    (timeout,) = [directive[1] for directive in upstream if directive[0] == "keepalive_timeout"]
+    assert timeout.endswith("s")
+    assert float(timeout[:-1]) < uvicorn.Config("app.main:app").timeout_keep_alive
 
 
 def test_nginx_streams_live_updates_unbuffered_and_holds_them_open() -> None:
