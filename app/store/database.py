@@ -32,6 +32,10 @@ WAL_RESET_BYTES = 4 * 1024 * 1024
 """A log bigger than this is checkpointed in full and emptied (TRUNCATE), not PASSIVE-ly."""
 JOURNAL_SIZE_LIMIT = 16 * 1024 * 1024
 """SQLite truncates the log to this size whenever it starts it over."""
+POSTGRESQL_POOL_SIZE = 20
+POSTGRESQL_POOL_OVERFLOW = 10
+"""Connections a worker keeps to PostgreSQL, and may open beyond while busy: three workers
+stay under the server's default of 100 connections."""
 PROBE_TIMEOUT_MS = 50
 """How long the health check waits for the write lock before it calls the database locked."""
 MIN_FREE_BYTES = 1024 * 1024
@@ -98,7 +102,15 @@ class Database:
             connect_args = {"check_same_thread": False, "timeout": BUSY_TIMEOUT_MS / 1000}
         elif self.is_shared:
             # Reads see one snapshot across their statements (a version, then the rows).
-            engine_options = {"isolation_level": "REPEATABLE READ", "pool_pre_ping": True}
+            engine_options = {
+                "isolation_level": "REPEATABLE READ",
+                "pool_pre_ping": True,
+                # Connections kept open for the thread pool's concurrency: a pool smaller than
+                # it closes its overflow at every return, and each new PostgreSQL backend costs
+                # milliseconds of CPU (bench/cluster.py counts them: "new backends").
+                "pool_size": POSTGRESQL_POOL_SIZE,
+                "max_overflow": POSTGRESQL_POOL_OVERFLOW,
+            }
         self.engine: Engine = create_engine(url, connect_args=connect_args, **engine_options)
         if self.is_sqlite:
             _configure_sqlite(self.engine, lambda: self._checkpoints_stop is not None)
