@@ -85,6 +85,7 @@ class Step:
     events: list[float] = field(default_factory=list)  # seconds
     missed: int = 0  # events that never reached a seat's stream
     conflicts: int = 0  # 409s (the server scored for a seat past its deadline)
+    errors: dict[int, int] = field(default_factory=dict)  # any other refusal, by status
     worker_cpu: float = 0.0
     database_cpu: float | None = None
     generator_cpu: float = 0.0
@@ -104,6 +105,7 @@ class Step:
             and self.percentile(self.actions, 0.99) < ACTION_TARGET_MS
             and self.percentile(self.events, 0.99) < EVENT_TARGET_MS
             and self.missed == 0
+            and not self.errors
         )
 
     @property
@@ -240,6 +242,8 @@ def print_row(kind: str, step: Step) -> None:
         verdict += f", {step.missed} events missed"
     if step.conflicts:
         verdict += f", {step.conflicts} late (409)"
+    if step.errors:
+        verdict += ", refused: " + " ".join(f"{n} ({status})" for status, n in step.errors.items())
     if step.generator_saturated:
         verdict += ", GENERATOR/MACHINE SATURATED"
     print(

@@ -43,6 +43,7 @@ def test_a_step_passes_only_under_both_targets_with_nothing_missed() -> None:
     assert not Step(5, 1.0, actions=[0.010] * 98 + [0.060] * 2, events=fast).passed
     assert not Step(5, 1.0, actions=fast, events=[0.010] * 98 + [0.120] * 2).passed
     assert not Step(5, 1.0, actions=fast, events=fast, missed=1).passed
+    assert not Step(5, 1.0, actions=fast, events=fast, errors={503: 1}).passed
     assert not Step(5, 1.0).passed  # nothing measured is not a pass
 
 
