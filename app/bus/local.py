@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Protocol
 from app.service.events import Broker
 
 if TYPE_CHECKING:
+    from app.service.presence import Presence
     from app.service.views import GameView
 
 
@@ -21,6 +22,12 @@ class Bus(Protocol):
     """Told ``(game_id, version, due)`` of each change another worker made."""
 
     def publish(self, game_id: str, version: int, view: GameView | None) -> None: ...
+
+    def signal(self, game_id: str, signal: object) -> None:
+        """Hand ``signal`` (a reaction) to every worker's streams of the game."""
+
+    def share_presence(self, presence: Presence) -> None:
+        """Join ``presence`` to the other workers' (who has which game open)."""
 
     async def start(self) -> None: ...
 
@@ -42,6 +49,12 @@ class LocalBus:
 
     def publish(self, game_id: str, version: int, view: GameView | None) -> None:
         self.broker.publish(game_id, version, view)
+
+    def signal(self, game_id: str, signal: object) -> None:
+        self.broker.signal(game_id, signal)
+
+    def share_presence(self, presence: Presence) -> None:
+        return None  # this process's streams are all there is
 
     async def start(self) -> None:
         return None

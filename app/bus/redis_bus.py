@@ -9,6 +9,12 @@ version on connect (``Last-Event-ID``), whenever the bus reconnects, and periodi
 ``check_seconds`` while Redis is up, every :data:`POLL_SECONDS` while it is down, when this
 check is all the streams have). Publishing happens after the commit, never waits and
 never fails a move: a full outgoing queue drops the message and counts it.
+
+The same channel carries who has which game open and the reactions (see
+:mod:`app.bus.messages`): each worker tells the others its streams of each seat, when their
+number changes and every ``heartbeat_seconds``, and its reactions, which the others hand to
+their own streams. Lost presence messages are made good by the next heartbeat; a lost
+reaction is lost (it is not part of the game).
 """
 
 from __future__ import annotations
@@ -20,16 +26,19 @@ import secrets
 import threading
 from collections import deque
 from collections.abc import Callable, Iterator, Sequence
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from anyio import to_thread
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from app.bus import messages
 from app.service.events import Broker
+from app.service.reactions import Reaction
 
 if TYPE_CHECKING:
+    from app.service.presence import Presence
     from app.service.views import GameView
 
 logger = logging.getLogger(__name__)
@@ -70,6 +79,7 @@ class RedisBus:
         read_versions: Callable[[Sequence[str]], dict[str, int]],
         due_of: Callable[[str], datetime | None],
         check_seconds: float = 5.0,
+        heartbeat_seconds: float = 2.0,
     ) -> None:
         self.broker = broker
         self.check_seconds = check_seconds
@@ -79,6 +89,8 @@ class RedisBus:
         self.due_of = due_of
         self.origin = secrets.token_hex(8)
         self.remote_listeners: list[RemoteListener] = []
+        self.heartbeat_seconds = heartbeat_seconds
+        self.presence: Presence | None = None
         self.counts = {"sent": 0, "received": 0, "dropped": 0, "resyncs": 0, "reconnects": 0}
         self._client = Redis.from_url(
             url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=5
@@ -97,8 +109,25 @@ class RedisBus:
     def publish(self, game_id: str, version: int, view: GameView | None) -> None:
         """Tell this worker's streams at once (with the view), then the other workers."""
         self.broker.publish(game_id, version, view)
-        due = self.due_of(game_id)
-        message = f"{self.origin} {game_id} {version} {due.timestamp() if due else '-'}"
+        self._queue(messages.version_message(self.origin, game_id, version, self.due_of(game_id)))
+
+    def signal(self, game_id: str, signal: object) -> None:
+        """Hand ``signal`` to this worker's streams at once; a reaction to the others' too."""
+        self.broker.signal(game_id, signal)
+        if isinstance(signal, Reaction):
+            self._queue(messages.signal_message(self.origin, game_id, signal))
+
+    def share_presence(self, presence: Presence) -> None:
+        """Tell the others this worker's streams of each seat, and ``presence`` theirs."""
+        self.presence = presence
+        presence.streams_listeners.append(self._streams_changed)
+
+    def _streams_changed(self, game_id: str, seat: int | None, streams: int) -> None:
+        for message in messages.presence_messages(self.origin, [(game_id, seat, streams)]):
+            self._queue(message)
+
+    def _queue(self, message: str) -> None:
+        """Send ``message`` soon, unless Redis is away or too much waits: then drop it."""
         with self._lock:
             if not self._subscribed or len(self._outgoing) >= MAX_OUTGOING:
                 self.counts["dropped"] += 1
@@ -131,6 +160,8 @@ class RedisBus:
         for work, name in ((self._listen, "bus-listen"), (self._sender, "bus-send")):
             self._tasks.append(asyncio.create_task(work(), name=name))
         self._tasks.append(asyncio.create_task(self._checker(), name="bus-check"))
+        if self.presence is not None:
+            self._tasks.append(asyncio.create_task(self._heartbeat(), name="bus-heartbeat"))
 
     async def stop(self) -> None:
         for task in self._tasks:
@@ -189,20 +220,25 @@ class RedisBus:
             self.counts["reconnects"] += 1
 
     def _receive(self, data: bytes | str) -> None:
-        text = data.decode() if isinstance(data, bytes) else data
         try:
-            origin, game_id, version_text, due_text = text.split(" ")
-            version = int(version_text)
-            due = None if due_text == "-" else datetime.fromtimestamp(float(due_text), UTC)
-        except ValueError:
-            logger.warning("live updates: ignored a malformed bus message %r", text[:100])
+            text = data.decode() if isinstance(data, bytes) else data
+            message = messages.parse(text)
+        except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors too
+            logger.warning("live updates: ignored a malformed bus message %r", data[:100])
             return
-        if origin == self.origin:
+        if message.origin == self.origin:
             return
         self.counts["received"] += 1
-        self.broker.publish(game_id, version, None)
-        for listener in self.remote_listeners:
-            listener(game_id, version, due)
+        if isinstance(message, messages.PresenceMessage):
+            if self.presence is not None:
+                for game_id, seat, streams in message.entries:
+                    self.presence.heard(message.origin, game_id, seat, streams)
+        elif isinstance(message, messages.SignalMessage):
+            self.broker.signal(message.game_id, message.signal)
+        else:
+            self.broker.publish(message.game_id, message.version, None)
+            for listener in self.remote_listeners:
+                listener(message.game_id, message.version, message.due)
 
     async def _sender(self) -> None:
         while True:
@@ -229,3 +265,16 @@ class RedisBus:
                 await asyncio.wait_for(self._check.wait(), interval)
             self._check.clear()
             await self.resync()
+
+    async def _heartbeat(self) -> None:
+        """Repeat this worker's streams of each seat; forget the others' unrepeated words.
+
+        While Redis is away nothing is sent or heard: the others' words expire, and each
+        worker judges presence from its own streams (and what it knew, until it expires)."""
+        assert self.presence is not None
+        while True:
+            await asyncio.sleep(self.heartbeat_seconds)
+            entries = self.presence.local_streams()
+            for message in messages.presence_messages(self.origin, entries):
+                self._queue(message)
+            self.presence.expire()

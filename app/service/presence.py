@@ -5,8 +5,14 @@ soon as its connection ends. A seat's absence is timed from when its last stream
 from the start of the process, which holds no stream of before it), because the others may
 hand a seat to the computer only once its player has been away ``absent_seconds``.
 
+With several workers (the Redis bus), the bus tells this worker what the others hold
+(:class:`RemotePresence`): a seat is present if any worker has a stream of it, and away
+only once no worker has had one for that long: a seat's leaving time is the latest of its
+last local stream closing and of the last word of another worker that it had one.
+
 Everything here is bounded: open streams are counted per game and forgotten with the last
-one; the moments seats were left are kept for at most ``MAX_REMEMBERED`` seats.
+one; the moments seats were left are kept for at most ``MAX_REMEMBERED`` seats; what the
+other workers said, for at most ``presence_remote.MAX_HEARD`` and until it expires.
 """
 
 from __future__ import annotations
@@ -17,6 +23,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from app.service.presence_remote import RemotePresence
+
 MAX_REMEMBERED = 20_000
 """Seats whose leaving time is kept; beyond, the oldest is forgotten (then timed from the
 start of the process, which only makes it count as away sooner than it was)."""
@@ -26,6 +34,10 @@ TABLE_CHANGED = "table"
 
 PresenceListener = Callable[[str], None]
 """Told the id of a game whose presence changed."""
+StreamsListener = Callable[[str, int | None, int], None]
+"""Told ``(game_id, seat, streams)``: this worker's streams of that seat now (the bus)."""
+REMOTE_EXPIRE_SECONDS = 6.0
+"""How long another worker's word that it has a seat open counts: three of its heartbeats."""
 
 
 @dataclass(frozen=True)
@@ -42,11 +54,17 @@ class Presence:
     """The open live streams of every game, by seat (None: a spectator)."""
 
     def __init__(
-        self, absent_seconds: float, *, clock: Callable[[], float] = time.monotonic
+        self,
+        absent_seconds: float,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        remote_expire_seconds: float = REMOTE_EXPIRE_SECONDS,
     ) -> None:
         self.absent_seconds = absent_seconds
         self.clock = clock
         self.listeners: list[PresenceListener] = []
+        self.streams_listeners: list[StreamsListener] = []
+        self.remote = RemotePresence(remote_expire_seconds)
         self._started = clock()
         self._open: dict[str, Counter[int | None]] = {}
         self._left: OrderedDict[tuple[str, int], float] = OrderedDict()
@@ -55,10 +73,14 @@ class Presence:
     def enter(self, game_id: str, seat: int | None) -> None:
         """A stream of ``seat`` (None: a spectator's) opened on the game."""
         with self._lock:
-            self._open.setdefault(game_id, Counter())[seat] += 1
+            streams = self._open.setdefault(game_id, Counter())
+            streams[seat] += 1
+            count = streams[seat]
             if seat is not None:
                 self._left.pop((game_id, seat), None)
         self._announce(game_id)
+        for listener in self.streams_listeners:
+            listener(game_id, seat, count)
 
     def leave(self, game_id: str, seat: int | None) -> None:
         """A stream that :meth:`enter` counted has closed."""
@@ -67,29 +89,65 @@ class Presence:
             if streams is None or streams[seat] <= 0:
                 return
             streams[seat] -= 1
-            if streams[seat] == 0:
+            count = streams[seat]
+            if count == 0:
                 del streams[seat]
                 if seat is not None:
-                    self._left[(game_id, seat)] = self.clock()
-                    while len(self._left) > MAX_REMEMBERED:
-                        self._left.popitem(last=False)
+                    self._remember_left(game_id, seat, self.clock())
             if not streams:
                 del self._open[game_id]
         self._announce(game_id)
+        for listener in self.streams_listeners:
+            listener(game_id, seat, count)
+
+    def local_streams(self) -> list[tuple[str, int | None, int]]:
+        """``(game_id, seat, streams)`` of every seat this worker has streams of (heartbeats)."""
+        with self._lock:
+            return [
+                (game_id, seat, count)
+                for game_id, streams in self._open.items()
+                for seat, count in streams.items()
+            ]
+
+    def heard(self, origin: str, game_id: str, seat: int | None, streams: int) -> None:
+        """Worker ``origin`` says it has ``streams`` streams of the seat (0: none now)."""
+        with self._lock:
+            news, forgotten = self.remote.heard(origin, game_id, seat, streams, self.clock())
+            self._forgotten(forgotten)
+        if news:
+            self._announce(game_id)
+        for game in {game for game, _, _ in forgotten} - {game_id}:
+            self._announce(game)
+
+    def expire(self) -> None:
+        """Forget the other workers' words that were not repeated in time (a worker gone, or
+        Redis away); their games' readers are told."""
+        with self._lock:
+            forgotten = self.remote.expire(self.clock())
+            self._forgotten(forgotten)
+        for game_id in {game for game, _, _ in forgotten}:
+            self._announce(game_id)
 
     def absent_for(self, game_id: str, seat: int) -> float | None:
-        """Seconds the seat has had no stream open, or None while it has one."""
+        """Seconds no worker has had a stream of the seat open, or None while one has."""
+        now = self.clock()
         with self._lock:
             if self._open.get(game_id, Counter())[seat] > 0:
                 return None
             since = self._left.get((game_id, seat), self._started)
-        return max(self.clock() - since, 0.0)
+            heard = self.remote.last_heard(game_id, seat)
+        if heard is not None:
+            if now - heard < self.remote.expire_seconds:
+                return None
+            since = max(since, heard)  # expired but not yet swept: away since last heard
+        return max(now - since, 0.0)
 
     def table(self, game_id: str, seats: int) -> Table:
         """The game's table for its ``seats`` seats."""
         absences = [self.absent_for(game_id, seat) for seat in range(seats)]
         with self._lock:
             spectators = self._open.get(game_id, Counter())[None]
+            spectators += self.remote.spectators(game_id, self.clock())
         return Table(
             present=tuple(absent is None for absent in absences),
             away_long=tuple(
@@ -117,6 +175,19 @@ class Presence:
         """Seats whose leaving time is kept."""
         with self._lock:
             return len(self._left)
+
+    def _remember_left(self, game_id: str, seat: int, at: float) -> None:
+        """Under the lock: the seat was last held at ``at`` (by any worker)."""
+        key = (game_id, seat)
+        self._left[key] = max(self._left.pop(key, at), at)
+        while len(self._left) > MAX_REMEMBERED:
+            self._left.popitem(last=False)
+
+    def _forgotten(self, forgotten: list[tuple[str, int | None, float]]) -> None:
+        """Under the lock: another worker's seats no longer held were held until then."""
+        for game_id, seat, at in forgotten:
+            if seat is not None:
+                self._remember_left(game_id, seat, at)
 
     def _announce(self, game_id: str) -> None:
         for listener in self.listeners:

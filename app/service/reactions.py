@@ -9,14 +9,15 @@ from __future__ import annotations
 
 import itertools
 import math
+import secrets
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, ServiceError
-from app.service.events import Broker
 from app.service.games import GameService
 
 REACTIONS: dict[str, str] = {
@@ -61,16 +62,24 @@ class TooManyReactionsError(ServiceError):
         super().__init__("too_many_reactions")
 
 
+class Signals(Protocol):
+    """Where reactions go: the broker of this process, or the bus to every worker's."""
+
+    def signal(self, game_id: str, signal: object) -> None: ...
+
+
 class Reactions:
     """Checks who reacts and how often, then hands the reaction to the game's live readers."""
 
     def __init__(
-        self, games: GameService, broker: Broker, *, clock: Callable[[], float] = time.monotonic
+        self, games: GameService, broker: Signals, *, clock: Callable[[], float] = time.monotonic
     ) -> None:
         self.games = games
         self.broker = broker
         self.clock = clock
-        self._numbers = itertools.count(1)
+        # From a random start: two workers' reactions must not share a number (it keys the
+        # rendering of a reaction, and tells two identical ones apart).
+        self._numbers = itertools.count(secrets.randbits(48) << 12)
         self._buckets: OrderedDict[tuple[str, int], tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 

@@ -63,6 +63,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     service.listeners.append(bus.publish)
     presence = Presence(settings.absent_seconds)
     presence.listeners.append(PresenceAnnouncer(broker))
+    bus.share_presence(presence)  # with several workers, a seat is present on any of them
     # With a bus, the rate limits are shared by the workers through the same Redis.
     shared_limits = (
         SharedLimits(settings.bus_url, settings.bus_channel) if settings.bus_url else None
@@ -110,7 +111,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.bus = bus
     app.state.presence = presence
     app.state.stand_ins = StandIns(service, presence)
-    app.state.reactions = Reactions(service, broker)
+    app.state.reactions = Reactions(service, bus)  # to every worker's streams
     app.state.live_views = LiveViews(service)
     app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
     app.state.templates = create_templates()
