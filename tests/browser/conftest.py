@@ -39,6 +39,17 @@ def browser(strategy_table: Path) -> Iterator[object]:
         launched.close()
 
 
+@pytest.fixture(autouse=True)
+def _contexts_closed_after_each_test(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test's browser contexts end with it: a page left open would keep its scripts and its
+    live stream running (retrying a server that is gone) for the rest of the session, and a
+    whole run's worth of them slowed every later browser test."""
+    yield
+    if "browser" in request.fixturenames:
+        for context in list(request.getfixturevalue("browser").contexts):
+            context.close()
+
+
 @pytest.fixture
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
