@@ -26,6 +26,13 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The browser tests run last. Playwright's sync API leaves its event loop running in the
+    main thread for the rest of the session, and what looks for a running loop after it (the
+    store's refusal to write to PostgreSQL on the loop, ``asyncio.run``) would find that one."""
+    items.sort(key=lambda item: item.path.parent.name == "browser")
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     """Run each in-process test that builds an app once per database kind."""
     if "database_kind" not in metafunc.fixturenames:

@@ -9,6 +9,7 @@ import asyncio
 
 from bench.capacity import Step, capacity, steps_up_to
 from bench.seats import Seat
+from tests.hardening.conftest import run_async
 
 
 def _chunk(text: str) -> bytes:
@@ -30,7 +31,7 @@ def test_a_seat_notes_game_changes_only_and_a_skipped_version_counts_at_the_next
         await seat._read(reader)
         return seat
 
-    seat = asyncio.run(read())
+    seat = run_async(read())
     assert sorted(seat.arrivals) == [7, 9]
     assert seat.newest == 9
     assert seat.arrival(8) == seat.arrivals[9]

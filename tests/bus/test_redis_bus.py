@@ -18,6 +18,7 @@ from app.bus.redis_bus import (
     reconnect_waits,
 )
 from app.service.events import Broker
+from tests.hardening.conftest import run_async
 from tests.redis_server import RedisServer
 
 WAIT = 10.0
@@ -79,7 +80,7 @@ def test_a_change_reaches_the_other_workers_streams_and_their_schedulers(
         await sender.stop()
         await receiver.stop()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_full_outgoing_queue_drops_and_counts_never_blocks(
@@ -103,7 +104,7 @@ def test_a_full_outgoing_queue_drops_and_counts_never_blocks(
         await sender.stop()
         await receiver.stop()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_malformed_messages_are_ignored_and_the_bus_goes_on(redis_server: RedisServer) -> None:
@@ -122,7 +123,7 @@ def test_malformed_messages_are_ignored_and_the_bus_goes_on(redis_server: RedisS
         await client.aclose()
         await receiver.stop()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_with_redis_away_changes_are_dropped_and_streams_poll_the_database(
@@ -151,7 +152,7 @@ def test_with_redis_away_changes_are_dropped_and_streams_poll_the_database(
         await other.stop()
         await worker.stop()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_reconnections_are_spaced_doubling_jittered_and_capped() -> None:

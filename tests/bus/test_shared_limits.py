@@ -3,13 +3,13 @@ own connection and its own local buckets), and the fall back to local buckets an
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 
 import httpx
 import pytest
 
 from app.web.plumbing.shared_limits import SharedLimits
+from tests.hardening.conftest import run_async
 from tests.live_server import Server
 from tests.redis_server import RedisServer
 
@@ -33,7 +33,7 @@ def test_workers_share_one_bucket_per_key(redis_server: RedisServer) -> None:
         await one.close()
         await two.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_with_redis_away_each_worker_limits_locally_then_shares_again(
@@ -63,7 +63,7 @@ def test_with_redis_away_each_worker_limits_locally_then_shares_again(
         assert limiter.shared
         await limits.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_never_started_redis_means_local_limits() -> None:
@@ -75,7 +75,7 @@ def test_never_started_redis_means_local_limits() -> None:
         assert not limiter.shared
         await limits.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_the_action_limit_counts_requests_made_to_any_worker(

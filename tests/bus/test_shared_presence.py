@@ -3,8 +3,6 @@ time is judged across workers, what is kept is bounded, and the bus's messages r
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from app.bus import messages
@@ -13,6 +11,7 @@ from app.service.presence import Presence
 from app.service.presence_remote import RemotePresence
 from app.service.reactions import Reaction
 from tests.bus.test_redis_bus import Versions, bus, until
+from tests.hardening.conftest import run_async
 from tests.redis_server import RedisServer
 
 
@@ -168,7 +167,7 @@ def test_heartbeats_tell_a_late_worker_and_redis_away_lets_the_word_expire(
         await sender.stop()
         await receiver.stop()
 
-    asyncio.run(scenario())
+    run_async(scenario())
 
 
 def test_a_reaction_signalled_on_one_worker_reaches_the_others_streams(
@@ -190,4 +189,4 @@ def test_a_reaction_signalled_on_one_worker_reaches_the_others_streams(
         await sender.stop()
         await receiver.stop()
 
-    asyncio.run(scenario())
+    run_async(scenario())

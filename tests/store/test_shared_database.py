@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import subprocess
 import sys
 import threading
@@ -21,6 +20,7 @@ from app.store.database import Database, DatabaseBusyError
 from app.store.migrate import head_revision
 from app.store.snapshots import current_version
 from tests import databases
+from tests.hardening.conftest import run_async
 from tests.web.helpers import act
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_a_change_on_the_event_loop_goes_to_a_thread_on_a_shared_database(
 
     try:
         with pytest.raises(DatabaseBusyError, match="off the loop"):
-            asyncio.run(on_the_loop())
+            run_async(on_the_loop())
         with database.write_connection() as connection:  # off the loop: it may wait
             assert connection.exec_driver_sql("SHOW lock_timeout").scalar() == "2s"
     finally:

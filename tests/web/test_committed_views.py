@@ -3,7 +3,6 @@ version heard of without its view (from another worker, or a sweep), read by ver
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -16,6 +15,7 @@ from app.settings import Settings
 from app.store.migrate import upgrade
 from app.web.factory import create_app
 from app.web.live import LiveViews
+from tests.hardening.conftest import run_async
 
 
 def counting_reads(service: GameService) -> list[str]:
@@ -65,5 +65,5 @@ def test_a_committed_change_reaches_the_stream_with_its_view_and_is_not_read_bac
         subscription.close()
         other.close()
 
-    asyncio.run(scenario())
+    run_async(scenario())
     app.state.service.database.dispose()
