@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from tests.browser.test_phone_board import PHONE, new_page, roll_name, say, settled
+from tests.browser.pages import new_page, roll_name, say
+from tests.browser.test_phone_board import PHONE, settled
 from tests.catalogs import compile_catalogs
 from tests.live_server import Server
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from app import i18n
+from tests.browser.pages import new_page, roll_name, say
 from tests.catalogs import compile_catalogs
 from tests.live_server import Server
 
@@ -26,21 +26,9 @@ def compiled_catalogs() -> None:
     compile_catalogs()
 
 
-def say(code: str, message: str) -> str:
-    with i18n.language(code):
-        return i18n.gettext(message)
-
-
-def roll_button(code: str, left: int) -> str:
-    with i18n.language(code):
-        return i18n.ngettext("Roll (%(num)d left)", "Roll (%(num)d left)", left) % {"num": left}
-
-
 def open_game(browser: Any, server: Server, code: str, viewport: dict[str, int]) -> Any:
     """A new solo game in ``code`` (chosen by the cookie), after one roll with die 1 held."""
-    context = browser.new_context(viewport=viewport)
-    context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
-    page = context.new_page()
+    page = new_page(browser, server, code, viewport)
     fetched: list[Any] = []
     FONTS_FETCHED[page] = fetched
     page.on("response", lambda response: fetched.append(response))
@@ -48,8 +36,8 @@ def open_game(browser: Any, server: Server, code: str, viewport: dict[str, int])
     page.get_by_label(say(code, "Your name")).fill("Ann")
     page.get_by_role("button", name=say(code, "New game")).click()
     page.wait_for_url(re.compile(r"/games/[\w-]+$"))
-    page.get_by_role("button", name=roll_button(code, 3)).click()
-    page.get_by_role("button", name=roll_button(code, 2)).wait_for()
+    page.get_by_role("button", name=roll_name(code, 3)).click()
+    page.get_by_role("button", name=roll_name(code, 2)).wait_for()
     page.locator("#dice-tray button.die").first.click()
     page.locator("#dice-tray button.die.held").wait_for()
     page.evaluate("document.fonts.ready.then(() => true)")
@@ -150,8 +138,8 @@ def test_each_watcher_of_a_live_game_reads_it_in_their_language(
     watching = watcher.new_page()
     watching.goto(player.url)
     assert watching.locator("html").get_attribute("dir") == "rtl"
-    player.get_by_role("button", name=roll_button("fi", 2)).click()
-    player.get_by_role("button", name=roll_button("fi", 1)).wait_for()
+    player.get_by_role("button", name=roll_name("fi", 2)).click()
+    player.get_by_role("button", name=roll_name("fi", 1)).wait_for()
     held = re.compile(r"^קובייה 1: \S+, שמורה$")
     watching.get_by_role("button", name=held).wait_for()
     mine = player.locator("#dice-tray button.die").first.get_attribute("aria-label") or ""

@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from app import i18n
+from tests.browser.pages import new_page, roll_name, say
 from tests.catalogs import compile_catalogs
 from tests.live_server import Server
 
@@ -23,22 +23,6 @@ DESKTOP = {"width": 1280, "height": 900}
 @pytest.fixture(scope="module", autouse=True)
 def compiled_catalogs() -> None:
     compile_catalogs()
-
-
-def say(code: str, message: str) -> str:
-    with i18n.language(code):
-        return i18n.gettext(message)
-
-
-def roll_name(code: str, left: int) -> str:
-    with i18n.language(code):
-        return i18n.ngettext("Roll (%(num)d left)", "Roll (%(num)d left)", left) % {"num": left}
-
-
-def new_page(browser: Any, server: Server, code: str, viewport: dict[str, int]) -> Any:
-    context = browser.new_context(viewport=viewport)
-    context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
-    return context.new_page()
 
 
 def start_solo_game(browser: Any, server: Server, code: str, viewport: dict[str, int]) -> Any:

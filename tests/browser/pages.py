@@ -1,0 +1,27 @@
+"""What the browser tests share: a page in a language, and the words it shows in it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from app import i18n
+from tests.live_server import Server
+
+
+def say(code: str, message: str) -> str:
+    """``message`` as the page shows it in the language ``code``."""
+    with i18n.language(code):
+        return i18n.gettext(message)
+
+
+def roll_name(code: str, left: int) -> str:
+    """The Roll button's name in ``code`` with ``left`` rolls left."""
+    with i18n.language(code):
+        return i18n.ngettext("Roll (%(num)d left)", "Roll (%(num)d left)", left) % {"num": left}
+
+
+def new_page(browser: Any, server: Server, code: str, viewport: dict[str, int]) -> Any:
+    """A page of a new browser context whose language cookie chooses ``code``."""
+    context = browser.new_context(viewport=viewport)
+    context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
+    return context.new_page()
