@@ -8,9 +8,10 @@ it and hands the view to its streams, so neither they nor its next write of the 
 the database. Any other change, or a worker keeping the game at another version, or a
 message it cannot follow, falls back to what every change was before: the version alone,
 which the streams read from the database once, however many watch, and the next write
-catches up from the log. With a move on worker A followed by one on worker B, that read was
-B's whole extra cost: 5.7 ms of CPU per action on one worker, 8.7 on two (bench/cluster.py;
-figures in docs/performance.md, "Cluster"). Redis may lose a message, reorder nothing
+catches up from the log. Those reads were most of what a second worker cost: CPU per action
+(workers, PostgreSQL, Redis; bench/cluster.py) 3.8 ms on one worker, 6.2 on two, 7.3 on
+four; with the moves followed from their messages 3.5, 4.2 and 5.7, PostgreSQL's share flat
+(figures in docs/performance.md, "Several workers"). Redis may lose a message, reorder nothing
 within one connection, or be away: none of that loses an update, only delays it, because
 every stream's game is checked against the database's
 version on connect (``Last-Event-ID``), whenever the bus reconnects, and periodically (every
