@@ -109,6 +109,9 @@ class Cluster:
             "PENTA_RATE_LIMIT_PER_MINUTE": "0",
             "PENTA_ACTIONS_PER_MINUTE": "0",
             "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",
+            # Every client streams from 127.0.0.1: with the cap of 16 per address, one worker
+            # served 16 of the 40 streams, two 32, four all 40, and the fixed load was not.
+            "PENTA_MAX_STREAMS_PER_ADDRESS": "0",
         }
         self.workers = []
         for number in range(workers):  # one by one: the first migrates

@@ -1,8 +1,18 @@
-"""The bus's messages: a game's new version, a worker's streams of a seat, a signal.
+"""The bus's messages: a game's new version (or the move that made it), a worker's streams of
+a seat, a signal.
 
 One line each, words split by spaces, the sending worker's origin (16 hex digits) first:
 
 - ``origin game version due``: the first kind, unchanged (so old workers still read it);
+  sent for changes the others cannot follow from a message (a seat taken, a game started,
+  a sweep): they read that version from the database;
+- ``change origin game json``: a move, as JSON: the version it made and the one it was
+  written on (``base``), ``due`` (as in the first kind), the game's columns and its seats'
+  after it **without their secrets** (no server seed, no seat's secret hashes: what is
+  told over Redis is no secret) and the log entries it appended (at most
+  :data:`MAX_ROWS`). A worker keeping the game at ``base`` brings its snapshot forward from
+  it with no read (see ``app.store.snapshots.follow``), the secrets from its own copy;
+  any other reads the database, as for the first kind;
 - ``presence origin game/seat/streams ...``: the origin's open streams of each seat
   (``-``: the spectators), one entry when the number changes, up to :data:`MAX_ENTRIES` per
   message on every heartbeat (game ids are URL-safe: no ``/`` nor space in them);
@@ -18,13 +28,26 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from typing import Any
+
+from sqlalchemy import Table
 
 from app.service.reactions import REACTIONS, Reaction
+from app.store.models import ActionKind, GameRecord, GameStatus, PlayerRecord, Reason
+from app.store.rows import PUBLIC_GAME_COLUMNS, PUBLIC_SEAT_COLUMNS, public_columns
+from app.store.snapshots import Appended, LoggedRow, Snapshot
 
 MAX_ENTRIES = 500
 """Seats one presence message carries at most (a heartbeat of more is several messages)."""
 MAX_NAME = 200
 """Longest player name a signal may carry (names are shorter: a longer one is malformed)."""
+MAX_ROWS = 32
+"""Log entries one change message carries at most (a move appends a handful; a write of more
+is told as a version, and read from the database)."""
+MAX_SEATS = 16
+"""Seats one change message carries at most (a game has six at most)."""
+MAX_CHANGE_TEXT = 32_000
+"""Longest change message read (one is about 2,000 characters); a longer one is malformed."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +75,20 @@ class SignalMessage:
     signal: Reaction
 
 
-Message = VersionMessage | PresenceMessage | SignalMessage
+@dataclass(frozen=True)
+class ChangeMessage:
+    origin: str
+    game_id: str
+    version: int
+    due: datetime | None
+    game: dict[str, Any]
+    """The game's columns after the change but its secrets (see ``rows.public_columns``)."""
+    seats: tuple[dict[str, Any], ...]
+    """Each seat's, the same way, in seat order."""
+    appended: Appended
+
+
+Message = VersionMessage | ChangeMessage | PresenceMessage | SignalMessage
 
 
 class MalformedMessageError(ValueError):
@@ -61,6 +97,24 @@ class MalformedMessageError(ValueError):
 
 def version_message(origin: str, game_id: str, version: int, due: datetime | None) -> str:
     return f"{origin} {game_id} {version} {due.timestamp() if due else '-'}"
+
+
+def change_message(origin: str, snapshot: Snapshot, due: datetime | None) -> str | None:
+    """The message of the write that made ``snapshot``; None if it tells no such write (it
+    was made otherwise) or one of more than :data:`MAX_ROWS` entries."""
+    appended = snapshot.appended
+    if appended is None or len(appended.rows) > MAX_ROWS:
+        return None
+    game, seats = public_columns(snapshot.record)
+    body = {
+        "version": snapshot.version,
+        "base": appended.base,
+        "due": _time_text(due),
+        "game": {name: _json_value(value) for name, value in game.items()},
+        "seats": [{name: _json_value(value) for name, value in seat.items()} for seat in seats],
+        "rows": [list(row) for row in appended.rows],
+    }
+    return f"change {origin} {snapshot.record.id} {json.dumps(body, separators=(',', ':'))}"
 
 
 def presence_messages(origin: str, entries: Sequence[PresenceEntry]) -> list[str]:
@@ -82,8 +136,8 @@ def parse(text: str) -> Message:
     a kind unknown here."""
     try:
         return _parse(text)
-    except ValueError as error:  # a wrong count of words, a bad number or JSON
-        raise MalformedMessageError(str(error)) from error
+    except (ValueError, RecursionError) as error:  # wrong words, numbers or JSON; JSON nested
+        raise MalformedMessageError(str(error)) from error  # too deep for the decoder
 
 
 def _parse(text: str) -> Message:
@@ -92,6 +146,11 @@ def _parse(text: str) -> Message:
         if not 0 < len(words) <= MAX_ENTRIES:
             raise ValueError("no entries, or too many")
         return PresenceMessage(origin, tuple(_entry(word) for word in words))
+    if text.startswith("change "):
+        if len(text) > MAX_CHANGE_TEXT:
+            raise ValueError("a change message too long")
+        _, origin, game_id, body_text = text.split(" ", 3)
+        return _change(origin, game_id, json.loads(body_text))
     if text.startswith("signal "):
         _, origin, game_id, body_text = text.split(" ", 3)
         return SignalMessage(origin, game_id, _reaction(json.loads(body_text)))
@@ -120,3 +179,88 @@ def _reaction(body: object) -> Reaction:
         raise ValueError("a reaction's name or kind is not one")
     assert isinstance(kind, str)
     return Reaction(number, seat, name, kind)
+
+
+def _time_text(moment: datetime | None) -> str | None:
+    return None if moment is None else moment.isoformat()
+
+
+def _json_value(value: object) -> object:
+    """A column's value as JSON: a time as its ISO text (naive stays naive, aware aware)."""
+    return value.isoformat() if isinstance(value, datetime) else value
+
+
+def _change(origin: str, game_id: str, body: object) -> ChangeMessage:
+    """The change a body tells, each column checked against its table's type."""
+    if not isinstance(body, dict) or body.keys() != {
+        "version",
+        "base",
+        "due",
+        "game",
+        "seats",
+        "rows",
+    }:
+        raise ValueError("a change is an object of version, base, due, game, seats, rows")
+    version, base, seats, rows = body["version"], body["base"], body["seats"], body["rows"]
+    if not (type(version) is int and type(base) is int and 0 <= base < version):
+        raise ValueError("a change moves the version on from its base")
+    if not (isinstance(seats, list) and 0 < len(seats) <= MAX_SEATS):
+        raise ValueError("no seats, or too many")
+    if not (isinstance(rows, list) and len(rows) <= MAX_ROWS):
+        raise ValueError("too many log entries")
+    game = _columns(body["game"], _GAMES, PUBLIC_GAME_COLUMNS)
+    if game["id"] != game_id or game["version"] != version or game["status"] not in _STATUSES:
+        raise ValueError("a change's row is of another game or version, or of no status")
+    due_text = body["due"]
+    if due_text is not None and not isinstance(due_text, str):
+        raise ValueError("a change's due is a time")
+    return ChangeMessage(
+        origin,
+        game_id,
+        version,
+        None if due_text is None else datetime.fromisoformat(due_text),
+        game,
+        tuple(_columns(seat, _PLAYERS, PUBLIC_SEAT_COLUMNS) for seat in seats),
+        Appended(base, tuple(_logged(row) for row in rows)),
+    )
+
+
+_GAMES: Table = GameRecord.__table__  # type: ignore[assignment]
+_PLAYERS: Table = PlayerRecord.__table__  # type: ignore[assignment]
+_KINDS = frozenset(kind.value for kind in ActionKind)
+_REASONS = frozenset(reason.value for reason in Reason)
+_STATUSES = frozenset(status.value for status in GameStatus)
+
+
+def _columns(values: object, table: Table, names: Sequence[str]) -> dict[str, Any]:
+    """``values``, exactly the columns ``names`` of ``table``, each of its column's type (a
+    time from its ISO text); ValueError if not."""
+    if not isinstance(values, dict) or values.keys() != set(names):
+        raise ValueError(f"not the columns of {table.name}")
+    columns = {}
+    for name in names:
+        column, value = table.c[name], values[name]
+        expected = column.type.python_type
+        if value is None:
+            if not column.nullable:
+                raise ValueError(f"{table.name}.{name} is never NULL")
+        elif expected is datetime:
+            if not isinstance(value, str):
+                raise ValueError(f"{table.name}.{name} is a time")
+            value = datetime.fromisoformat(value)
+        elif type(value) is not expected:
+            raise ValueError(f"{table.name}.{name} is a {expected.__name__}")
+        columns[name] = value
+    return columns
+
+
+def _logged(row: object) -> LoggedRow:
+    """A log entry ``(kind, payload, reason)`` of a change, of a known kind and reason."""
+    if not (isinstance(row, list) and len(row) == 3):
+        raise ValueError("a log entry is [kind, payload, reason]")
+    kind, payload, reason = row
+    if not (isinstance(kind, str) and kind in _KINDS and isinstance(payload, dict)):
+        raise ValueError("a log entry's kind or payload is not one")
+    if reason is not None and not (isinstance(reason, str) and reason in _REASONS):
+        raise ValueError("a log entry's reason is not one")
+    return kind, payload, reason

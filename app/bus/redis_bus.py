@@ -1,10 +1,19 @@
 """The Redis bus: each worker tells the others through Redis pub/sub which game reached which
 version, and each passes that on to its own streams.
 
-A message is only ``origin game version due`` (the view stays in the worker that committed
-it; the others read that version from the database once, however many streams watch). Redis
-may lose a message, reorder nothing within one connection, or be away: none of that loses an
-update, only delays it, because every stream's game is checked against the database's
+A move is told as what it changed (``change``: the row and seats after it without their
+secrets, and the log entries it appended, see :mod:`app.bus.messages`): a worker that keeps
+the game at the version the move was written on brings its snapshot forward from that, keeps
+it and hands the view to its streams, so neither they nor its next write of the game read
+the database. Any other change, or a worker keeping the game at another version, or a
+message it cannot follow, falls back to what every change was before: the version alone,
+which the streams read from the database once, however many watch, and the next write
+catches up from the log. Those reads were most of what a second worker cost: CPU per action
+(workers, PostgreSQL, Redis; bench/cluster.py) 3.8 ms on one worker, 6.2 on two, 7.3 on
+four; with the moves followed from their messages 3.5, 4.2 and 5.7, PostgreSQL's share flat
+(figures in docs/performance.md, "Several workers"). Redis may lose a message, reorder nothing
+within one connection, or be away: none of that loses an update, only delays it, because
+every stream's game is checked against the database's
 version on connect (``Last-Event-ID``), whenever the bus reconnects, and periodically (every
 ``check_seconds`` while Redis is up, every :data:`POLL_SECONDS` while it is down, when this
 check is all the streams have). Publishing happens after the commit, never waits and
@@ -40,6 +49,7 @@ from app.service.reactions import Reaction
 if TYPE_CHECKING:
     from app.service.presence import Presence
     from app.service.views import GameView
+    from app.store.snapshots import Snapshot
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +75,9 @@ def reconnect_waits() -> Iterator[float]:
 
 RemoteListener = Callable[[str, int, datetime | None], None]
 """Told ``(game_id, version, due)`` of another worker's change, on the loop."""
+Follow = Callable[[messages.ChangeMessage], "GameView | None"]
+"""Bring this worker's kept snapshot forward by another's move; its view, or None if the
+kept snapshot is not the one the move was written on (an error if it cannot be followed)."""
 
 
 class RedisBus:
@@ -78,6 +91,8 @@ class RedisBus:
         *,
         read_versions: Callable[[Sequence[str]], dict[str, int]],
         due_of: Callable[[str], datetime | None],
+        kept_of: Callable[[str], Snapshot | None] | None = None,
+        follow: Follow | None = None,
         check_seconds: float = 5.0,
         heartbeat_seconds: float = 2.0,
     ) -> None:
@@ -87,11 +102,25 @@ class RedisBus:
         self.channel = channel
         self.read_versions = read_versions
         self.due_of = due_of
+        self.kept_of = kept_of
+        """The kept snapshot of a game, whose move a change message tells (None: only versions)."""
+        self.follow = follow
+        """Follows the others' change messages (None: each is read as its version alone)."""
         self.origin = secrets.token_hex(8)
         self.remote_listeners: list[RemoteListener] = []
         self.heartbeat_seconds = heartbeat_seconds
         self.presence: Presence | None = None
-        self.counts = {"sent": 0, "received": 0, "dropped": 0, "resyncs": 0, "reconnects": 0}
+        self.counts = {
+            "sent": 0,
+            "received": 0,
+            "dropped": 0,
+            "resyncs": 0,
+            "reconnects": 0,
+            "followed": 0,
+            "unfollowed": 0,
+        }
+        """``followed``: others' moves kept from their message; ``unfollowed``: the change
+        messages that could not be (read from the database instead)."""
         self._client = Redis.from_url(
             url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=5
         )
@@ -107,9 +136,17 @@ class RedisBus:
     # -- the service's side: any thread ---------------------------------------------------
 
     def publish(self, game_id: str, version: int, view: GameView | None) -> None:
-        """Tell this worker's streams at once (with the view), then the other workers."""
+        """Tell this worker's streams at once (with the view), then the other workers: the
+        move that made ``version`` if the kept snapshot is of it and tells one, else the
+        version alone (``view`` None: a sweep, not a move)."""
         self.broker.publish(game_id, version, view)
-        self._queue(messages.version_message(self.origin, game_id, version, self.due_of(game_id)))
+        due = self.due_of(game_id)
+        message = None
+        if view is not None and self.kept_of is not None:
+            kept = self.kept_of(game_id)
+            if kept is not None and kept.version == version:  # not already a newer one
+                message = messages.change_message(self.origin, kept, due)
+        self._queue(message or messages.version_message(self.origin, game_id, version, due))
 
     def signal(self, game_id: str, signal: object) -> None:
         """Hand ``signal`` to this worker's streams at once; a reaction to the others' too."""
@@ -236,9 +273,22 @@ class RedisBus:
         elif isinstance(message, messages.SignalMessage):
             self.broker.signal(message.game_id, message.signal)
         else:
-            self.broker.publish(message.game_id, message.version, None)
+            view = self._followed(message) if isinstance(message, messages.ChangeMessage) else None
+            self.broker.publish(message.game_id, message.version, view)
             for listener in self.remote_listeners:
                 listener(message.game_id, message.version, message.due)
+
+    def _followed(self, message: messages.ChangeMessage) -> GameView | None:
+        """The view of the move ``message`` tells, kept; None if this worker cannot follow it
+        (its streams then read that version from the database, as for a version message)."""
+        view = None
+        if self.follow is not None:
+            try:
+                view = self.follow(message)
+            except Exception:  # a message that passed the parser but not the rules: ignored
+                logger.warning("live updates: could not follow %r", message.game_id, exc_info=True)
+        self.counts["followed" if view is not None else "unfollowed"] += 1
+        return view
 
     async def _sender(self) -> None:
         while True:

@@ -5,9 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from app.bus.local import Bus, LocalBus
+from app.bus.messages import ChangeMessage
 from app.bus.redis_bus import RedisBus
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.views import GameView
 from app.settings import Settings
 from app.store.versions import current_versions
 
@@ -21,11 +23,19 @@ def make_bus(settings: Settings, broker: Broker, service: GameService) -> Bus:
         with service.database.read_connection() as connection:
             return current_versions(connection, game_ids)
 
+    changes = service.changes
+
+    def follow(message: ChangeMessage) -> GameView | None:
+        snapshot = changes.snapshots.follow(message.game, message.seats, message.appended)
+        return None if snapshot is None else changes.view(snapshot)
+
     return RedisBus(
         settings.bus_url,
         settings.bus_channel,
         broker,
         read_versions=read_versions,
         due_of=service.due_at,
+        kept_of=changes.snapshots.peek,
+        follow=follow,
         check_seconds=settings.bus_check_seconds,
     )

@@ -1,16 +1,27 @@
 """The snapshot cache: the newest snapshot of each recent game, valid while its version is
-the row's; one behind is caught up from the log entries after it (see app.store.snapshots)."""
+the row's; one behind is caught up from the log entries after it (see app.store.snapshots),
+or brought forward by another process's move as its bus message tells it, with no read."""
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from sqlalchemy import Connection
 
 from app.store.models import GameStatus
-from app.store.snapshots import Snapshot, catch_up, current_version, load_snapshot
+from app.store.rows import with_secrets
+from app.store.snapshots import (
+    Appended,
+    Snapshot,
+    catch_up,
+    current_version,
+    follow,
+    load_snapshot,
+)
 
 CACHE_SIZE = 4096
 """Games kept; beyond it the least recently used is dropped (and loaded again if needed)."""
@@ -28,6 +39,11 @@ class CacheCounts:
     """Loads that read and replayed the whole log."""
     entries_read: int = 0
     """Log entries read by the catch-ups and the full loads."""
+    followed: int = 0
+    """Other processes' moves kept as their messages told them (no read)."""
+    unfollowed: int = 0
+    """Their moves that could not be (the game not kept at the version written on, or not in
+    play): the next read of the game catches up from the database."""
 
 
 class Snapshots:
@@ -67,6 +83,35 @@ class Snapshots:
         if loaded is not None:
             self.keep(loaded)
         return loaded
+
+    def follow(
+        self, game: Mapping[str, Any], seats: Sequence[Mapping[str, Any]], appended: Appended
+    ) -> Snapshot | None:
+        """The kept snapshot of the game brought forward by another process's write, and kept:
+        ``game`` and ``seats`` are the public columns it left (the secrets are the kept
+        snapshot's: no move changes one), ``appended`` what it logged. None if the game is
+        not kept at the version written on, or not in play (see :func:`follow`); an error
+        if the write cannot follow it (a malformed message)."""
+        with self._lock:
+            kept = self._kept.get(game["id"])
+        if (
+            kept is None
+            or kept.version != appended.base
+            or kept.record.status != GameStatus.PLAYING
+        ):
+            with self._lock:
+                self.counts.unfollowed += 1
+            return None
+        try:
+            snapshot = follow(kept, with_secrets(kept.record, game, seats), appended)
+        except Exception:
+            with self._lock:
+                self.counts.unfollowed += 1
+            raise
+        self.keep(snapshot)
+        with self._lock:
+            self.counts.followed += 1
+        return snapshot
 
     def clear(self) -> None:
         """Forget every kept snapshot (as a restart does; bench/catch_up.py's full reloads)."""

@@ -8,6 +8,7 @@ carry the same columns (a test holds them to the tables) and nothing else.
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields
 from datetime import datetime
 from typing import Any
@@ -76,3 +77,39 @@ SEAT_COLUMNS = tuple(column.name for column in fields(SeatRow))
 def seat_columns(seat: SeatRow) -> dict[str, Any]:
     """The values of the ``players`` columns."""
     return {name: getattr(seat, name) for name in SEAT_COLUMNS}
+
+
+SECRET_GAME_COLUMNS = ("server_seed",)
+"""A game's columns no other process is told: the dice's seed, secret while the game is on."""
+SECRET_SEAT_COLUMNS = ("secret_hash", "moved_hash")
+"""A seat's columns no other process is told: the hashes of its player's secrets."""
+PUBLIC_GAME_COLUMNS = tuple(name for name in GAME_COLUMNS if name not in SECRET_GAME_COLUMNS)
+PUBLIC_SEAT_COLUMNS = tuple(name for name in SEAT_COLUMNS if name not in SECRET_SEAT_COLUMNS)
+
+
+def public_columns(row: GameRow) -> tuple[dict[str, Any], tuple[dict[str, Any], ...]]:
+    """The game's columns and each seat's, without their secrets."""
+    game = {name: getattr(row, name) for name in PUBLIC_GAME_COLUMNS}
+    seats = tuple(
+        {name: getattr(seat, name) for name in PUBLIC_SEAT_COLUMNS} for seat in row.players
+    )
+    return game, seats
+
+
+def with_secrets(
+    kept: GameRow, game: Mapping[str, Any], seats: Sequence[Mapping[str, Any]]
+) -> GameRow:
+    """The row of public columns ``game`` and ``seats``, with the secrets of ``kept``, the same
+    game's row (no move changes a secret). ValueError if they are not of the same seats."""
+    if game["id"] != kept.id or [seat["seat"] for seat in seats] != [
+        seat.seat for seat in kept.players
+    ]:
+        raise ValueError("not the kept game's seats")
+    return GameRow(
+        **game,
+        **{name: getattr(kept, name) for name in SECRET_GAME_COLUMNS},
+        players=tuple(
+            SeatRow(**columns, **{name: getattr(old, name) for name in SECRET_SEAT_COLUMNS})
+            for columns, old in zip(seats, kept.players, strict=True)
+        ),
+    )

@@ -15,7 +15,7 @@ as frozen values, which nobody can change once made.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -32,7 +32,7 @@ from app.store.log import (
     replay_activity,
     stored_action,
 )
-from app.store.models import ActionRecord, GameRecord, PlayerRecord, Reason
+from app.store.models import ActionRecord, GameRecord, GameStatus, PlayerRecord, Reason
 from app.store.rows import GameRow, SeatRow, seat_columns
 
 # Core statements, built once: through an ORM session the same reads and writes cost several
@@ -108,6 +108,19 @@ def _hot(dialect: Dialect) -> _HotStatements:
     return hot
 
 
+LoggedRow = tuple[str, dict[str, Any], str | None]
+"""A log entry as a replay takes it: ``(kind, payload, reason)``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Appended:
+    """What a write appended to a game's log, and the version it was written on: what another
+    process that keeps the game at ``base`` needs to bring it forward (see :func:`follow`)."""
+
+    base: int
+    rows: tuple[LoggedRow, ...]
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """A game at one version: its row and seats (``record``), its state, its log length and
@@ -126,6 +139,10 @@ class Snapshot:
     scored: bool = False
     """Whether the change that made this version recorded a box (the newest of ``activity``);
     False for a snapshot read back from the database, which does not tell."""
+    appended: Appended | None = field(default=None, compare=False, repr=False)
+    """What the write that made this version appended (None for a snapshot made otherwise: a
+    load, a change of seats). Never the previous snapshot itself, which would keep every
+    version of the game alive."""
 
     @property
     def version(self) -> int:
@@ -195,9 +212,27 @@ def catch_up(connection: Connection, kept: Snapshot) -> tuple[Snapshot | None, i
     if record is None:
         return None, 0
     rows = connection.execute(_ACTIONS_AFTER, {"game_id": record.id, "after": kept.logged}).all()
+    return _continued(kept, record, rows), len(rows)
+
+
+def follow(kept: Snapshot, record: GameRow, appended: Appended) -> Snapshot:
+    """``kept`` brought forward by a write another process made on it (``appended`` is what
+    it logged, ``record`` the row it left): the snapshot that write made, with no read.
+    ValueError if ``kept`` is not of the version written on, or not of a game in play (a
+    waiting game's log is empty: there is nothing to go on from)."""
+    if kept.version != appended.base or kept.record.status != GameStatus.PLAYING:
+        raise ValueError("the kept snapshot is not the one written on")
+    if record.version <= appended.base:
+        raise ValueError("a write moves the version on")
+    snapshot = _continued(kept, record, appended.rows)
+    return replace(snapshot, scored=snapshot.state.scored_turns != kept.state.scored_turns)
+
+
+def _continued(kept: Snapshot, record: GameRow, rows: Sequence[LoggedRow]) -> Snapshot:
+    """``kept`` with the ``rows`` logged after it, and ``record``: the game's row after them."""
     state, logged, activity = continue_activity(kept.state, kept.logged, kept.activity, rows)
     actions = _rules_actions(rows)
-    snapshot = Snapshot(
+    return Snapshot(
         record,
         state,
         logged,
@@ -205,7 +240,6 @@ def catch_up(connection: Connection, kept: Snapshot) -> tuple[Snapshot | None, i
         holds_since_turn_began(kept.turn_holds, actions),
         activity,
     )
-    return snapshot, len(rows)
 
 
 def read_actions(connection: Connection, game_id: str) -> list[Action]:
@@ -309,12 +343,16 @@ def write_actions(
     in the connection's transaction; the snapshot that results.
 
     The row is updated only if it is still at the snapshot's version (else
-    :class:`StaleWriteError`), so a write planned on an old snapshot can never land.
+    :class:`StaleWriteError`), so a write planned on an old snapshot can never land. The
+    snapshot tells what was appended, on which version: the other processes bring their
+    copies forward from that (see :func:`follow`).
     """
     record = snapshot.record
     rows = []
+    logged: list[LoggedRow] = []
     for number, action in enumerate(actions, start=snapshot.logged + 1):
         kind, payload = action_row(action)
+        logged.append((kind.value, payload, None if reason is None else reason.value))
         rows.append(
             {
                 "game_id": record.id,
@@ -361,6 +399,7 @@ def write_actions(
         holds_since_turn_began(snapshot.turn_holds, actions),
         activity,
         scored=state.scored_turns != snapshot.state.scored_turns,
+        appended=Appended(record.version, tuple(logged)),
     )
 
 

@@ -1,0 +1,114 @@
+"""Two workers on one database and one Redis: a move made on one reaches the other's streams
+as its view, from the bus message alone, and the other's next move needs no catch-up."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.service.events import Subscription
+from app.store.cache import CacheCounts
+from tests import databases
+from tests.redis_server import RedisServer
+from tests.web.helpers import act
+
+WAIT = 10.0
+
+
+def _counts(client: TestClient) -> CacheCounts:
+    counts: CacheCounts = client.app.state.service.changes.snapshots.counts  # type: ignore[attr-defined]
+    return counts
+
+
+def _bus_counts(client: TestClient) -> dict[str, int]:
+    figures: dict[str, int] = client.app.state.bus.figures()  # type: ignore[attr-defined]
+    return figures
+
+
+def _until(condition: Callable[[], bool], what: str) -> None:
+    deadline = time.monotonic() + WAIT
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def _until_up(client: TestClient) -> None:
+    _until(lambda: client.app.state.bus.status == "up", "the bus never came up")  # type: ignore[attr-defined]
+
+
+@pytest.fixture(params=[databases.SQLITE, databases.POSTGRESQL])
+def shared_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
+    """One database for both apps: a SQLite file, or a PostgreSQL schema of the test's own
+    (the bus tests are not among those the conftest runs on both kinds)."""
+    if request.param == databases.SQLITE:
+        yield f"sqlite:///{tmp_path / 'shared.db'}"
+        return
+    database: databases.TestDatabase = request.getfixturevalue("postgres_database")
+    yield from database.schema()
+
+
+def test_a_move_on_one_worker_is_followed_by_the_other_from_its_message(
+    redis_server: RedisServer,
+    shared_database: str,
+    make_client: Callable[..., TestClient],
+    tmp_path: Path,
+) -> None:
+    # (In this order, the apps stop before their database and Redis do.)
+    # Both apps on one database and one channel; no periodic check in the test's time: what B
+    # learns comes over the bus.
+    shared = {
+        "database_url": shared_database,
+        "bus_url": redis_server.url,
+        "bus_channel": f"penta-test:{tmp_path.name}",
+        "bus_check_seconds": 600,
+        "computer_pace_seconds": 3600,
+    }
+    a, b = make_client(**shared), make_client(**shared)
+    _until_up(a)
+    _until_up(b)
+    created = a.post("/api/v1/games", json={"name": "Ann"}).json()
+    game_id, ann = created["game"]["id"], created["token"]
+    started = act(a, game_id, ann, "start")
+    # B did not keep the waiting game: the start, told as a change, is not followed there.
+    _until(lambda: _bus_counts(b)["unfollowed"] == 1, "B never heard of the start")
+    assert b.get(f"/api/v1/games/{game_id}").json()["version"] == started["version"]
+    before = replace(_counts(b))
+
+    async def subscribe() -> Subscription:
+        return b.app.state.broker.subscribe(game_id)  # type: ignore[attr-defined,no-any-return]
+
+    stream = b.portal.call(subscribe)  # type: ignore[union-attr]
+    rolled = act(a, game_id, ann, "roll", {"hold": []})
+
+    async def heard() -> int | None:
+        return await stream.wait(started["version"], WAIT)
+
+    assert b.portal.call(heard) == rolled["version"]  # type: ignore[union-attr]
+    assert stream.view is not None, "the view came with the version: nobody reads it"
+    assert (stream.view.version, list(stream.view.state.turn.dice or ())) == (
+        rolled["version"],
+        rolled["dice"],
+    )
+    counts = _counts(b)
+    assert (counts.followed, counts.unfollowed, counts.catch_ups) == (1, 1, 0)
+    assert counts.full_loads == before.full_loads
+    assert (_bus_counts(b)["followed"], _bus_counts(b)["unfollowed"]) == (1, 1)
+
+    # The next move lands on B: its kept snapshot is the game's version, no catch-up.
+    held = act(b, game_id, ann, "roll", {"hold": [0]})
+    assert held["version"] == rolled["version"] + 1  # the hold and the roll: one change
+    counts = _counts(b)
+    assert (counts.catch_ups, counts.full_loads) == (0, before.full_loads)
+    assert counts.hits > before.hits
+
+    # And A follows B's move the same way.
+    _until(lambda: _counts(a).followed == 1, "A never followed B's move")
+    kept = a.app.state.service.changes.snapshots.peek(game_id)  # type: ignore[attr-defined]
+    assert kept.version == held["version"]
+    assert a.get(f"/api/v1/games/{game_id}").json() == held
+    assert _counts(a).catch_ups == 0
