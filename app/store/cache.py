@@ -17,6 +17,7 @@ from app.store.rows import with_secrets
 from app.store.snapshots import (
     Appended,
     Snapshot,
+    can_follow,
     catch_up,
     current_version,
     follow,
@@ -94,11 +95,7 @@ class Snapshots:
         if the write cannot follow it (a malformed message)."""
         with self._lock:
             kept = self._kept.get(game["id"])
-        if (
-            kept is None
-            or kept.version != appended.base
-            or kept.record.status != GameStatus.PLAYING
-        ):
+        if kept is None or not can_follow(kept, appended):
             with self._lock:
                 self.counts.unfollowed += 1
             return None

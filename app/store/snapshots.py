@@ -215,12 +215,18 @@ def catch_up(connection: Connection, kept: Snapshot) -> tuple[Snapshot | None, i
     return _continued(kept, record, rows), len(rows)
 
 
+def can_follow(kept: Snapshot, appended: Appended) -> bool:
+    """Whether ``kept`` is the snapshot the write that ``appended`` tells was made on: of its
+    version, and of a game in play (a waiting game's log is empty: nothing to go on from)."""
+    return kept.version == appended.base and kept.record.status == GameStatus.PLAYING
+
+
 def follow(kept: Snapshot, record: GameRow, appended: Appended) -> Snapshot:
     """``kept`` brought forward by a write another process made on it (``appended`` is what
     it logged, ``record`` the row it left): the snapshot that write made, with no read.
     ValueError if ``kept`` is not of the version written on, or not of a game in play (a
     waiting game's log is empty: there is nothing to go on from)."""
-    if kept.version != appended.base or kept.record.status != GameStatus.PLAYING:
+    if not can_follow(kept, appended):
         raise ValueError("the kept snapshot is not the one written on")
     if record.version <= appended.base:
         raise ValueError("a write moves the version on")
@@ -348,11 +354,9 @@ def write_actions(
     copies forward from that (see :func:`follow`).
     """
     record = snapshot.record
-    rows = []
-    logged: list[LoggedRow] = []
+    rows: list[dict[str, Any]] = []
     for number, action in enumerate(actions, start=snapshot.logged + 1):
         kind, payload = action_row(action)
-        logged.append((kind.value, payload, None if reason is None else reason.value))
         rows.append(
             {
                 "game_id": record.id,
@@ -399,7 +403,9 @@ def write_actions(
         holds_since_turn_began(snapshot.turn_holds, actions),
         activity,
         scored=state.scored_turns != snapshot.state.scored_turns,
-        appended=Appended(record.version, tuple(logged)),
+        appended=Appended(
+            record.version, tuple((row["kind"], row["payload"], row["reason"]) for row in rows)
+        ),
     )
 
 

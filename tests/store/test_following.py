@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import fields, replace
 from datetime import datetime
-from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -42,6 +41,18 @@ class Told:
 def _service(client: TestClient) -> GameService:
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     return service
+
+
+def _new_game(
+    make_client: Callable[..., TestClient],
+) -> tuple[TestClient, GameService, Told, str, str]:
+    """A worker (its computer seats idle), what its bus would tell, and a waiting game of
+    Ann's there: its id and Ann's token."""
+    client = make_client(**IDLE_RUNNER)
+    service = _service(client)
+    told = Told(service)
+    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
+    return client, service, told, created["game"]["id"], created["token"]
 
 
 def _loaded(service: GameService, game_id: str) -> Snapshot:
@@ -101,15 +112,9 @@ def _play(client: TestClient, game_id: str, token: str, each: Callable[[], None]
 
 
 def test_every_move_followed_from_its_message_is_the_database_s_version(
-    make_client: Callable[..., TestClient], database_url: str | None, tmp_path: Path
+    make_client: Callable[..., TestClient],
 ) -> None:
-    client = make_client(
-        database_url=database_url or f"sqlite:///{tmp_path / 'one.db'}", **IDLE_RUNNER
-    )
-    service = _service(client)
-    told = Told(service)
-    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
-    game_id, ann = created["game"]["id"], created["token"]
+    client, service, told, game_id, ann = _new_game(make_client)
     act(client, game_id, ann, "computers")
     started = act(client, game_id, ann, "start")
     # Another worker, which read the game once it started, follows it from the messages alone.
@@ -148,15 +153,9 @@ def _secrets(row: GameRow) -> list[str | None]:
 
 
 def test_a_worker_kept_at_an_older_version_reads_the_database(
-    make_client: Callable[..., TestClient], database_url: str | None, tmp_path: Path
+    make_client: Callable[..., TestClient],
 ) -> None:
-    client = make_client(
-        database_url=database_url or f"sqlite:///{tmp_path / 'one.db'}", **IDLE_RUNNER
-    )
-    service = _service(client)
-    told = Told(service)
-    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
-    game_id, ann = created["game"]["id"], created["token"]
+    client, service, told, game_id, ann = _new_game(make_client)
     act(client, game_id, ann, "start")
     receiver = Snapshots()
     receiver.keep(_loaded(service, game_id))  # at V - 2 when the second move is told
@@ -175,11 +174,7 @@ def test_a_worker_kept_at_an_older_version_reads_the_database(
 def test_a_game_started_by_another_worker_is_read_from_the_database(
     make_client: Callable[..., TestClient],
 ) -> None:
-    client = make_client(**IDLE_RUNNER)
-    service = _service(client)
-    told = Told(service)
-    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
-    game_id, ann = created["game"]["id"], created["token"]
+    client, service, told, game_id, ann = _new_game(make_client)
     receiver = Snapshots()
     receiver.keep(_loaded(service, game_id))  # waiting: its state is a placeholder
     started = act(client, game_id, ann, "start")
@@ -202,11 +197,7 @@ def test_a_game_started_by_another_worker_is_read_from_the_database(
 def test_a_change_the_rules_refuse_changes_nothing(
     make_client: Callable[..., TestClient], rows: tuple[LoggedRow, ...]
 ) -> None:
-    client = make_client(**IDLE_RUNNER)
-    service = _service(client)
-    told = Told(service)
-    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
-    game_id, ann = created["game"]["id"], created["token"]
+    client, service, told, game_id, ann = _new_game(make_client)
     act(client, game_id, ann, "start")
     kept = _loaded(service, game_id)
     rolled = act(client, game_id, ann, "roll", {"hold": []})
