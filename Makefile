@@ -47,12 +47,15 @@ node_modules/.installed: package.json package-lock.json
 	@if command -v npm >/dev/null; then npm ci --no-audit --no-fund && touch $@; \
 	else echo "npm not found: tests/browser/test_accessibility.py will be skipped"; fi
 
-## The whole suite: lint, format, types, unit/API/property tests and real-browser tests.
+## The whole suite: lint, format, types, unit/API/property tests and real-browser tests, each
+## test that uses a database on SQLite and on PostgreSQL, spread over one pytest process per
+## core (pytest-xdist; TEST_WORKERS=0 runs them in this process).
+TEST_WORKERS ?= auto
 test: $(VENV)/.dev translations node_modules/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 ## Re-extract the messages of Python code and templates into the template and every catalog
 ## (a missing catalog is created); tests/i18n checks that each one translates every message.

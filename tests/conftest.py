@@ -1,9 +1,10 @@
-"""Fixtures shared by the whole suite: a strategy table built once, a fresh app per test
-(on SQLite, and on PostgreSQL for the tests of ``tests.databases.POSTGRESQL_PATHS``)."""
+"""Fixtures shared by the whole suite: a strategy table built once, a fresh app or uvicorn
+process per test, on SQLite and on PostgreSQL (see :mod:`tests.databases`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from contextlib import ExitStack
 from pathlib import Path
 from typing import Any
 
@@ -29,19 +30,18 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The browser tests run last. Playwright's sync API leaves its event loop running in the
     main thread for the rest of the session, and what looks for a running loop after it (the
-    store's refusal to write to PostgreSQL on the loop, ``asyncio.run``) would find that one."""
+    store's refusal to write to PostgreSQL on the loop, ``asyncio.run``) would find that one.
+    Under pytest-xdist each worker process is sent tests in this order too (``--dist load``
+    hands them out from the front of the list), so its browser tests come after the rest."""
     items.sort(key=lambda item: item.path.parent.name == "browser")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Run each in-process test that builds an app once per database kind."""
+    """Run each test that asks for a database once per database kind."""
     if "database_kind" not in metafunc.fixturenames:
         return
-    path = metafunc.definition.path.relative_to(Path(__file__).parent).as_posix()
     kinds = [databases.SQLITE]
-    if databases.runs_on_postgresql(path) and not metafunc.definition.get_closest_marker(
-        "single_kind"
-    ):
+    if not metafunc.definition.get_closest_marker("single_kind"):
         kinds = databases.kinds()
     metafunc.parametrize("database_kind", kinds, indirect=True)
 
@@ -71,7 +71,8 @@ def database_url(database_kind: str, request: pytest.FixtureRequest) -> Iterator
         yield None
         return
     database: databases.TestDatabase = request.getfixturevalue("postgres_database")
-    yield from database.schema()
+    with database.schema() as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
@@ -134,17 +135,25 @@ def client(make_client: Callable[..., TestClient]) -> TestClient:
 
 
 @pytest.fixture
-def start_server(tmp_path: Path, strategy_table: Path) -> Iterator[Callable[..., Server]]:
+def start_server(
+    tmp_path: Path, strategy_table: Path, database_kind: str, request: pytest.FixtureRequest
+) -> Iterator[Callable[..., Server]]:
+    """Start uvicorn processes serving Penta, each on a database of its own, as one process
+    alone would have: a SQLite file in its data folder, or a fresh PostgreSQL schema."""
     servers: list[Server] = []
+    with ExitStack() as schemas:
 
-    def start(**env: str) -> Server:
-        server = Server(tmp_path / f"server{len(servers)}", strategy_table, **env)
-        servers.append(server)
-        return server
+        def start(**env: str) -> Server:
+            if database_kind == databases.POSTGRESQL and "PENTA_DATABASE_URL" not in env:
+                database: databases.TestDatabase = request.getfixturevalue("postgres_database")
+                env = {"PENTA_DATABASE_URL": schemas.enter_context(database.schema()), **env}
+            server = Server(tmp_path / f"server{len(servers)}", strategy_table, **env)
+            servers.append(server)
+            return server
 
-    yield start
-    for server in servers:
-        server.stop()
+        yield start
+        for server in servers:
+            server.stop()
 
 
 @pytest.fixture

@@ -1,15 +1,13 @@
-"""The databases the in-process tests run on: SQLite, and PostgreSQL when one is reachable.
+"""The databases the tests run on: SQLite, and PostgreSQL when one is reachable.
 
 Each PostgreSQL test gets a schema of its own in a database made for the test session (from
 ``PENTA_TEST_POSTGRES_URL``, default the local server as user ``postgres``); both are dropped
 afterwards. Without a reachable server the PostgreSQL runs are skipped, each saying why.
 ``PENTA_TEST_DATABASES=sqlite`` (or ``postgresql``) runs one kind only.
 
-Run on both, the in-process tests would take twice as long as on SQLite alone (a PostgreSQL
-run costs about what a SQLite one does): more than the suite's budget. So by default the
-tests of the store, the service and the web layer's use of them (``POSTGRESQL_PATHS``) run on
-both, and the rest (pages, languages, form fuzzing, fairness pages) on SQLite;
-``PENTA_TEST_POSTGRESQL_EVERYWHERE=1`` runs every in-process test on both.
+Every test that asks for a database (``database_kind``: the in-process apps of
+``make_client``, the uvicorn processes of ``start_server``) runs once on each kind, unless it
+is marked ``single_kind``: a test of SQLite itself, or one that makes its own database.
 """
 
 from __future__ import annotations
@@ -17,6 +15,7 @@ from __future__ import annotations
 import os
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import cache
 
 import psycopg
@@ -29,34 +28,9 @@ ADMIN_URL = os.environ.get(
 )
 CONNECT_TIMEOUT_SECONDS = 3
 
-IN_PROCESS_FOLDERS = ("web", "service", "store", "i18n", "hardening", "fairness")
-"""The test folders whose in-process app can run on every database kind."""
-POSTGRESQL_PATHS = (
-    "store/",
-    "service/",
-    "web/test_api.py",
-    "web/test_multiplayer.py",
-    "web/test_deadlines.py",
-    "web/test_rematch.py",
-    "web/test_table.py",
-    "web/test_activity.py",
-    "web/test_stats.py",
-    "web/test_review.py",
-    "fairness/test_verifier.py",
-    "hardening/test_form_input.py",
-)
-"""The tests (paths under tests/) that run on PostgreSQL too by default."""
-
-
-def runs_on_postgresql(path: str) -> bool:
-    """Whether the in-process tests of ``path`` (relative to tests/) run on PostgreSQL too."""
-    if os.environ.get("PENTA_TEST_POSTGRESQL_EVERYWHERE") == "1":
-        return path.split("/")[0] in IN_PROCESS_FOLDERS
-    return path.startswith(POSTGRESQL_PATHS)
-
 
 def kinds() -> list[str]:
-    """The database kinds to run the in-process tests on."""
+    """The database kinds to run the tests on."""
     chosen = os.environ.get("PENTA_TEST_DATABASES", f"{SQLITE},{POSTGRESQL}")
     return [kind.strip() for kind in chosen.split(",") if kind.strip()]
 
@@ -86,6 +60,7 @@ class TestDatabase:
         with psycopg.connect(_libpq(admin), autocommit=True) as connection:
             connection.execute(f'CREATE DATABASE "{self.name}"')
 
+    @contextmanager
     def schema(self) -> Iterator[str]:
         """A fresh schema's URL (its ``search_path``) while the test runs; dropped after."""
         name = f"test_{uuid.uuid4().hex[:12]}"

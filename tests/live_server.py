@@ -8,7 +8,13 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Connection, Row, create_engine, text
+from sqlalchemy.pool import NullPool
 
 ROOT = Path(__file__).resolve().parents[1]
 TEST_SECRET_KEY = "test-secret-key-0123456789abcdef-0123456789"
@@ -87,6 +93,29 @@ class Server:
             except OSError:
                 time.sleep(0.1)
         raise RuntimeError("the server did not become healthy")
+
+    @property
+    def database_url(self) -> str:
+        """The URL of the server's database: its PostgreSQL schema, or its SQLite file."""
+        return self.environment.get(
+            "PENTA_DATABASE_URL", f"sqlite:///{self.environment['PENTA_DATA_DIR']}/penta.db"
+        )
+
+    @contextmanager
+    def database(self) -> Iterator[Connection]:
+        """A connection to the server's database, whichever kind it is, in a transaction
+        committed on leaving the block: the test's own look behind the server's back."""
+        engine = create_engine(self.database_url, poolclass=NullPool)
+        try:
+            with engine.begin() as connection:
+                yield connection
+        finally:
+            engine.dispose()
+
+    def query(self, sql: str, **parameters: Any) -> list[Row[Any]]:
+        """The rows of ``sql`` (with ``:name`` parameters) in the server's database."""
+        with self.database() as connection:
+            return list(connection.execute(text(sql), parameters))
 
     def kill(self) -> None:
         """Crash the server: SIGKILL, no shutdown of any kind."""

@@ -1,4 +1,4 @@
-"""Fixtures of the bus tests: a Redis of their own, and workers sharing one SQLite file."""
+"""Fixtures of the bus tests: a Redis of their own, and workers sharing the test's database."""
 
 from __future__ import annotations
 
@@ -20,14 +20,18 @@ def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
 
 @pytest.fixture
 def start_workers(
-    start_server: Callable[..., Server], tmp_path: Path, redis_server: RedisServer
+    start_server: Callable[..., Server],
+    tmp_path: Path,
+    redis_server: RedisServer,
+    database_url: str | None,
 ) -> Callable[..., list[Server]]:
-    """``n`` uvicorn processes on one SQLite file, joined by the bus of ``redis_server``."""
+    """``n`` uvicorn processes on one database (a SQLite file, or the test's PostgreSQL
+    schema), joined by the bus of ``redis_server``."""
 
     def start(n: int, **env: str) -> list[Server]:
         shared = {
             **env,
-            "PENTA_DATABASE_URL": f"sqlite:///{tmp_path / 'shared.db'}",
+            "PENTA_DATABASE_URL": database_url or f"sqlite:///{tmp_path / 'shared.db'}",
             "PENTA_BUS_URL": redis_server.url,
             "PENTA_BUS_CHANNEL": f"penta-test:{tmp_path.name}",
         }

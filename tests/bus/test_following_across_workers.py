@@ -4,7 +4,7 @@ as its view, from the bus message alone, and the other's next move needs no catc
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
 
@@ -13,7 +13,6 @@ from fastapi.testclient import TestClient
 
 from app.service.events import Subscription
 from app.store.cache import CacheCounts
-from tests import databases
 from tests.redis_server import RedisServer
 from tests.web.helpers import act
 
@@ -41,15 +40,10 @@ def _until_up(client: TestClient) -> None:
     _until(lambda: client.app.state.bus.status == "up", "the bus never came up")  # type: ignore[attr-defined]
 
 
-@pytest.fixture(params=[databases.SQLITE, databases.POSTGRESQL])
-def shared_database(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
-    """One database for both apps: a SQLite file, or a PostgreSQL schema of the test's own
-    (the bus tests are not among those the conftest runs on both kinds)."""
-    if request.param == databases.SQLITE:
-        yield f"sqlite:///{tmp_path / 'shared.db'}"
-        return
-    database: databases.TestDatabase = request.getfixturevalue("postgres_database")
-    yield from database.schema()
+@pytest.fixture
+def shared_database(database_url: str | None, tmp_path: Path) -> str:
+    """One database for both apps: a SQLite file, or the test's PostgreSQL schema."""
+    return database_url or f"sqlite:///{tmp_path / 'shared.db'}"
 
 
 def test_a_move_on_one_worker_is_followed_by_the_other_from_its_message(

@@ -4,7 +4,6 @@ game with ``python -m app.fairness verify``."""
 
 from __future__ import annotations
 
-import sqlite3
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -19,11 +18,7 @@ from tests.live_server import Server
 
 
 def stored_server_seed(server: Server, game_id: str) -> str:
-    database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
-        (seed,) = connection.execute(
-            "SELECT server_seed FROM games WHERE id = ?", (game_id,)
-        ).fetchone()
+    ((seed,),) = server.query("SELECT server_seed FROM games WHERE id = :game", game=game_id)
     return str(seed)
 
 

@@ -4,10 +4,8 @@ from __future__ import annotations
 
 import asyncio
 import re
-import sqlite3
 from collections.abc import Coroutine
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
@@ -34,10 +32,6 @@ def csrf_token(client: httpx.Client) -> str:
 
 
 def log_length(server: Server, game_id: str) -> int:
-    """How many actions the game's log holds, read from the server's database file."""
-    database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
-        (count,) = connection.execute(
-            "SELECT count(*) FROM actions WHERE game_id = ?", (game_id,)
-        ).fetchone()
+    """How many actions the game's log holds, read from the server's database."""
+    ((count,),) = server.query("SELECT count(*) FROM actions WHERE game_id = :game", game=game_id)
     return int(count)

@@ -12,11 +12,9 @@ from __future__ import annotations
 
 import json
 import random
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -120,15 +118,16 @@ class Bot:
         raise AssertionError("the server did not come back")
 
 
-def _stored_states(database: Path, game_id: str, players: int) -> list[Game]:
+def _stored_states(server: Server, game_id: str, players: int) -> list[Game]:
     """Every state the game passes through in its stored log, from the start."""
-    with sqlite3.connect(f"file:{database}?mode=ro", uri=True) as connection:
-        rows = connection.execute(
-            "SELECT kind, payload FROM actions WHERE game_id = ? ORDER BY number", (game_id,)
-        ).fetchall()
+    rows = server.query(
+        "SELECT kind, payload FROM actions WHERE game_id = :game ORDER BY number", game=game_id
+    )
     states = [Game.new(players)]
     for kind, payload in rows:
-        states.append(states[-1].apply(stored_action(kind, json.loads(payload))))
+        # JSON comes back as text from SQLite and as a value from PostgreSQL.
+        fields = json.loads(payload) if isinstance(payload, str) else payload
+        states.append(states[-1].apply(stored_action(kind, fields)))
     return states
 
 
@@ -166,10 +165,9 @@ def test_acknowledged_actions_survive_sigkill_and_games_go_on(
         raise bot.failure
     assert bot.crashes_seen >= KILLS // 2
 
-    database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
     checked = 0
     for game_id, answers in bot.answers.items():
-        states = _stored_states(database, game_id, players=1)
+        states = _stored_states(server, game_id, players=1)
         position = 0
         for answer in answers[1:]:  # after the start, each answer is a state of the log
             while position < len(states) and not _shows(answer, states[position]):

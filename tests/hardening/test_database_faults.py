@@ -24,7 +24,7 @@ import pytest
 from tests.hardening.conftest import log_length, run_async
 from tests.live_server import Server
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.single_kind]  # SQLite's own faults: its lock, its file
 
 NO_LIMITS = {
     "PENTA_RATE_LIMIT_PER_MINUTE": "0",

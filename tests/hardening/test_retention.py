@@ -4,19 +4,20 @@ sets a limit, and a restart with thousands of games in play keeps answering."""
 
 from __future__ import annotations
 
-import sqlite3
 import statistics
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import httpx
 import pytest
+from sqlalchemy import Connection, insert, literal, select, update
 
+from app.store.models import ActionRecord, GameRecord, PlayerRecord
 from tests.live_server import Server
 
 pytestmark = pytest.mark.slow
+ANSWER_TIMEOUT_SECONDS = 5.0
 
 
 def _auth(token: str) -> dict[str, str]:
@@ -41,15 +42,36 @@ def _finish(client: httpx.Client, game_id: str, token: str) -> None:
 
 def _age(server: Server, game_ids: list[str], days: float) -> None:
     """Make the games look unchanged (and, if over, ended) ``days`` ago."""
-    then = (datetime.now(UTC) - timedelta(days=days)).strftime("%Y-%m-%d %H:%M:%S.%f")
-    database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
-    with sqlite3.connect(database) as connection:
-        for game_id in game_ids:
-            connection.execute(
-                "UPDATE games SET updated_at = ?,"
-                " finished_at = CASE WHEN finished_at IS NULL THEN NULL ELSE ? END WHERE id = ?",
-                (then, then, game_id),
+    then = datetime.now(UTC) - timedelta(days=days)
+    games = GameRecord.__table__.c
+    chosen = games.id.in_(game_ids)
+    with server.database() as connection:
+        connection.execute(update(GameRecord).where(chosen).values(updated_at=then))
+        ended = chosen & games.finished_at.is_not(None)
+        connection.execute(update(GameRecord).where(ended).values(finished_at=then))
+
+
+def _copy_game(connection: Connection, model: str, copy: str) -> None:
+    """Copy the game ``model`` (row, seats, log) as ``copy``, due at its last change."""
+    games = GameRecord.__table__
+    columns = [
+        literal(copy)
+        if column.name == "id"
+        else games.c.updated_at
+        if column.name == "due_at"
+        else column
+        for column in games.c
+    ]
+    connection.execute(
+        insert(games).from_select(list(games.c), select(*columns).where(games.c.id == model))
+    )
+    for table in (PlayerRecord.__table__, ActionRecord.__table__):
+        columns = [literal(copy) if column.name == "game_id" else column for column in table.c]
+        connection.execute(
+            insert(table).from_select(
+                list(table.c), select(*columns).where(table.c.game_id == model)
             )
+        )
 
 
 def test_stalled_games_are_closed_as_abandoned_and_finished_ones_kept_unless_told(
@@ -110,35 +132,24 @@ def test_a_restart_with_three_thousand_games_in_play_keeps_answering(
         for _roll in range(2):
             client.post(f"/api/v1/games/{model}/roll", json={}, headers=_auth(token))
     server.stop()
-    database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
-    with sqlite3.connect(database) as connection:
+    with server.database() as connection:
         # Every copy is due (as migration 0003 makes every game in play): the scheduler
         # loads and looks at each of them at the start, the heaviest restart there is.
-        columns = [row[1] for row in connection.execute("PRAGMA table_info(games)")]
-        replaced = {"id": "?", "due_at": "updated_at"}
-        game_columns = ", ".join(replaced.get(column, column) for column in columns)
         for number in range(3000):
-            copy = f"copy{number:05d}"
-            connection.execute(
-                f"INSERT INTO games SELECT {game_columns} FROM games WHERE id = ?", (copy, model)
-            )
-            for table in ("players", "actions"):
-                columns = [row[1] for row in connection.execute(f"PRAGMA table_info({table})")]
-                chosen = ", ".join("?" if column == "game_id" else column for column in columns)
-                connection.execute(
-                    f"INSERT INTO {table} SELECT {chosen} FROM {table} WHERE game_id = ?",
-                    (copy, model),
-                )
+            _copy_game(connection, model, f"copy{number:05d}")
     server.log = server.log_path.open("a")
     server.restart()
     latencies = []
-    with httpx.Client(base_url=server.url, timeout=30) as client:
+    # Each look must be answered within the client's timeout; how fast is printed, not
+    # asserted (a test never asserts a wall-clock time: bench/ measures).
+    with httpx.Client(base_url=server.url, timeout=ANSWER_TIMEOUT_SECONDS) as client:
         deadline = time.monotonic() + 3
         while time.monotonic() < deadline:
             began = time.monotonic()
             assert client.get("/healthz").status_code == 200
             latencies.append(time.monotonic() - began)
         assert client.get("/api/v1/games/copy02999").json()["rolls_left"] == 1
-    print(f"\nafter a restart with 3,000 games: /healthz max {max(latencies) * 1000:.0f} ms")
-    assert statistics.median(latencies) < 0.2
-    assert max(latencies) < 0.5
+    print(
+        f"\nafter a restart with 3,000 games: /healthz median "
+        f"{statistics.median(latencies) * 1000:.0f} ms, max {max(latencies) * 1000:.0f} ms"
+    )

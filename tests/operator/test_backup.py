@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+import pytest
 from fastapi.testclient import TestClient
 
 from app.store.database import Database
@@ -25,6 +26,8 @@ PLAYERS = 6
 BACKUPS = 3
 LOAD_SECONDS = 90
 """Bound on the load, whatever happens."""
+
+pytestmark = pytest.mark.single_kind  # penta backup copies a SQLite file (PostgreSQL: pg_dump)
 
 
 def _play_games(url: str, stop: threading.Event, finished: list[str]) -> None:

@@ -18,9 +18,9 @@ DICE = (1, 1, 3, 4, 6)
 
 
 @pytest.fixture
-def database(tmp_path: Path) -> Iterator[Database]:
-    """A fresh, migrated SQLite database for this test."""
-    url = f"sqlite:///{tmp_path / 'penta.db'}"
+def database(tmp_path: Path, database_url: str | None) -> Iterator[Database]:
+    """A fresh, migrated database for this test: a SQLite file, or a PostgreSQL schema."""
+    url = database_url or f"sqlite:///{tmp_path / 'penta.db'}"
     upgrade(url)
     database = Database(url)
     yield database

@@ -33,7 +33,8 @@ WORKERS = 4
 @pytest.fixture
 def shared_url(postgres_database: databases.TestDatabase) -> Iterator[str]:
     """A fresh PostgreSQL schema of its own (these tests are about PostgreSQL only)."""
-    yield from postgres_database.schema()
+    with postgres_database.schema() as url:
+        yield url
 
 
 def _create(client: TestClient) -> tuple[str, str]:

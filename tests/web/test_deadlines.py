@@ -9,7 +9,6 @@ deadline pending when the server dies is kept after its restart, played exactly 
 from __future__ import annotations
 
 import re
-import sqlite3
 import threading
 import time
 from collections.abc import Callable
@@ -196,11 +195,10 @@ def test_a_deadline_pending_at_a_crash_is_played_once_after_the_restart(
     assert game["round"] == 2, "the restarted server did not record the box"
     recorded = [points for points in game["players"][0]["boxes"].values() if points is not None]
     assert len(recorded) == 1
-    with sqlite3.connect(server.environment["PENTA_DATA_DIR"] + "/penta.db") as db:
-        scores = db.execute(
-            "SELECT reason FROM actions WHERE game_id = ? AND kind = 'score'", (game_id,)
-        ).fetchall()
-    assert scores == [("deadline",)]
+    scores = server.query(
+        "SELECT reason FROM actions WHERE game_id = :game AND kind = 'score'", game=game_id
+    )
+    assert [tuple(score) for score in scores] == [("deadline",)]
 
 
 def test_the_same_scheduler_finishes_the_turn_of_a_player_whose_timer_ran_out(

@@ -176,6 +176,7 @@ def test_scripted_dice_make_games_that_say_they_are_not_verifiable(
     assert act(client, game_id, ann, "roll", {"hold": []})["dice"] == [6, 6, 6, 6, 6]
 
 
+@pytest.mark.single_kind  # makes its own SQLite database at revision 0002
 def test_a_game_from_before_the_verifiable_dice_keeps_its_dice_and_says_so(
     tmp_path: Path, make_client: Callable[..., TestClient]
 ) -> None:
