@@ -174,6 +174,16 @@ class Settings(BaseSettings):
         "(while Redis is down they poll every second)",
     )
 
+    takeover_seconds: float = Field(
+        default=0.25,
+        gt=0,
+        le=60,
+        description="With several workers: how often each looks for deadlines (a computer "
+        "seat's step, a turn timer, the auto-confirm) more than this overdue, which the worker "
+        "that was to play them has not (it died): a crash delays such a step by at most twice "
+        "this.",
+    )
+
     @field_validator("bus_url")
     @classmethod
     def _redis_url(cls, value: str) -> str:

@@ -60,6 +60,7 @@ class GameService:
         self.play_for_computer = self.steps.play_for_computer
         self.due_at = self.steps.due_at
         self.due_games = self.steps.due_games
+        self.overdue_games = self.steps.overdue_games
         self.load_games = self.steps.load_games
 
     @property

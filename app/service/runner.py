@@ -8,9 +8,11 @@ not: on start it reads every pending ``due_at``, so deadlines survive a restart.
 
 With several workers each runs one of these: each step claims its game in the transaction
 that plays it (:func:`app.store.snapshots.claim_due`, ``FOR UPDATE SKIP LOCKED`` where the
-database has it), so two workers never play the same deadline. Every worker hears of the
-others' deadlines over the bus (:meth:`Scheduler.expect`) and rereads them all now and then,
-so that a worker's crash leaves its games' next steps to the others.
+database has it), so two workers never play the same deadline. A worker looks only at the
+deadlines of the changes it made itself, and, every ``takeover_seconds``, asks the database
+for the few that are more than that overdue: those a worker that died (or is stalled) left,
+which it then plays. So a deadline is looked at by one worker, not by every worker that
+heard of its game, and a crash delays the step by at most twice ``takeover_seconds``.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ BUSY_RETRY_SECONDS = 1.0
 
 logger = logging.getLogger(__name__)
 
+TAKEOVER_BATCH = 100
+"""Overdue deadlines taken over per look at most (the rest at the next look)."""
 IDLE_SECONDS = 60.0
 """The longest the scheduler sleeps with nothing due (a change wakes it sooner)."""
 
@@ -41,12 +45,12 @@ def _now() -> datetime:
 class Scheduler:
     """One asyncio task that plays every game's due step at its ``due_at``."""
 
-    def __init__(self, service: GameService, *, rescan_seconds: float | None = None) -> None:
-        """``rescan_seconds``: with other workers, how often to read every pending deadline
-        again (None: never; one process hears of every change itself)."""
+    def __init__(self, service: GameService, *, takeover_seconds: float | None = None) -> None:
+        """``takeover_seconds``: with other workers, how often to look for the deadlines they
+        left overdue by more than that (None: never; one process plays all of its own)."""
         self.service = service
-        self.rescan_seconds = rescan_seconds
-        self._rescan: asyncio.Task[None] | None = None
+        self.takeover_seconds = takeover_seconds
+        self._takeover: asyncio.Task[None] | None = None
         self._due: dict[str, datetime] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
         self._wake: asyncio.Event | None = None
@@ -63,14 +67,16 @@ class Scheduler:
         for game_id, when in due:
             self._schedule(game_id, when)
         self._task = asyncio.create_task(self._run(), name="scheduler")
-        if self.rescan_seconds is not None:
-            self._rescan = asyncio.create_task(self._rescans(self.rescan_seconds), name="rescan")
+        if self.takeover_seconds is not None:
+            self._takeover = asyncio.create_task(
+                self._takeovers(self.takeover_seconds), name="takeover"
+            )
 
     async def stop(self) -> None:
         """Stop acting (pending deadlines stay in the database for the next start)."""
         if self.notify in self.service.listeners:
             self.service.listeners.remove(self.notify)
-        for task in (self._rescan, self._task):
+        for task in (self._takeover, self._task):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -85,12 +91,6 @@ class Scheduler:
         if due is not None:
             loop.call_soon_threadsafe(self._schedule, game_id, due)
 
-    def expect(self, game_id: str, _version: int, due: datetime | None) -> None:
-        """Another worker changed a game (on the loop): be there at ``due`` too. Both may
-        look then; the step's claim lets one play it (and takes over if that one died)."""
-        if due is not None and self._wake is not None:
-            self._schedule(game_id, due)
-
     def pending(self) -> dict[str, datetime]:
         """The games the scheduler will look at, and when (for tests and health)."""
         return dict(self._due)
@@ -102,15 +102,15 @@ class Scheduler:
             assert self._wake is not None
             self._wake.set()
 
-    async def _rescans(self, every: float) -> None:
-        """Read every pending deadline now and then: a worker that died after its commit but
-        before the bus told the others would otherwise leave its game's step to nobody."""
+    async def _takeovers(self, every: float) -> None:
+        """Every ``every`` seconds, the deadlines more than that overdue (at most
+        :data:`TAKEOVER_BATCH`, the most overdue first): their worker has not played them."""
         while True:
             await asyncio.sleep(every)
             try:
-                due = await to_thread.run_sync(self.service.due_games)
-            except Exception:  # the database is away: the next rescan tries again
-                logger.warning("the scheduler could not read the pending deadlines", exc_info=True)
+                due = await to_thread.run_sync(self.service.overdue_games, every, TAKEOVER_BATCH)
+            except Exception:  # the database is away: the next look tries again
+                logger.warning("the scheduler could not read the overdue deadlines", exc_info=True)
                 continue
             for game_id, when in due:
                 self._schedule(game_id, when)

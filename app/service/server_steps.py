@@ -94,6 +94,26 @@ class ServerSteps:
         with self.changes.store.reading() as reading:
             return [(game_id, as_utc(due)) for game_id, due in reading.due_games()]
 
+    def overdue_games(self, late: float, limit: int) -> list[tuple[str, datetime]]:
+        """The games (``limit`` at most, the most overdue first) whose step is more than
+        ``late`` seconds overdue, and when it was due: the worker that was to play it has
+        not (it may have died).
+
+        A deadline found past with nothing due (placed by a migration's look at every game
+        in play, or left by a seat taken back) is cleared instead, all of them in one write:
+        else every worker would find it again at every look, and it would hide the others."""
+        before = now() - timedelta(seconds=late)
+        with self.changes.store.reading() as reading:
+            overdue = reading.due_games(before=before, limit=limit)
+            snapshots = [self.changes.snapshot(reading, game_id) for game_id, _ in overdue]
+        stale = [snapshot for snapshot in snapshots if not is_due(snapshot)]
+        if stale:
+            with self.changes.store.writing() as writing:
+                for snapshot in stale:
+                    writing.forget_due(snapshot)
+        cleared = {snapshot.record.id for snapshot in stale}
+        return [(game_id, as_utc(when)) for game_id, when in overdue if game_id not in cleared]
+
     def load_games(self, game_ids: Sequence[str]) -> None:
         """Load (and replay) the games into memory, ahead of their use on the event loop:
         a restart with 3,000 games in play froze the loop for 0.6 s replaying them there."""

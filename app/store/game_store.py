@@ -27,6 +27,7 @@ from app.store.snapshots import (
     Snapshot,
     claim_due,
     due_games,
+    forget_due,
     insert_game,
     read_actions,
     snapshot_of,
@@ -59,9 +60,12 @@ class Reading:
         moment: the first read begins the transaction)."""
         return read_actions(self._connection, game_id)
 
-    def due_games(self) -> list[tuple[str, datetime]]:
-        """Every game where the server has something to do, soonest first, with when."""
-        return due_games(self._connection)
+    def due_games(
+        self, *, before: datetime | None = None, limit: int | None = None
+    ) -> list[tuple[str, datetime]]:
+        """The games where the server has something to do, soonest first, with when: every
+        one, or the first ``limit`` due before ``before``."""
+        return due_games(self._connection, before=before, limit=limit)
 
 
 class Writing(Reading):
@@ -71,6 +75,10 @@ class Writing(Reading):
         """Hold the game for this transaction unless another worker holds it (then None):
         the database's clock (see ``snapshots.claim_due``)."""
         return claim_due(self._connection, game_id)
+
+    def forget_due(self, snapshot: Snapshot) -> None:
+        """Clear a deadline that passed with nothing due (see ``snapshots.forget_due``)."""
+        forget_due(self._connection, snapshot)
 
     def insert(self, record: GameRow, state: Game) -> Snapshot:
         """Insert a new game; its snapshot."""

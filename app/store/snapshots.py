@@ -301,14 +301,28 @@ def _rolls(actions: Sequence[Action]) -> int:
     return sum(isinstance(action, Roll) for action in actions)
 
 
-def due_games(connection: Connection) -> list[tuple[str, datetime]]:
-    """Every game where the server has something to do, soonest first, with when."""
-    rows = connection.execute(
-        select(GameRecord.id, GameRecord.due_at)
-        .where(GameRecord.due_at.is_not(None))
-        .order_by(GameRecord.due_at)
-    )
+def due_games(
+    connection: Connection, *, before: datetime | None = None, limit: int | None = None
+) -> list[tuple[str, datetime]]:
+    """The games where the server has something to do, soonest first, with when: every one,
+    or the first ``limit`` due before ``before`` (on the ``due_at`` index)."""
+    query = select(GameRecord.id, GameRecord.due_at).where(GameRecord.due_at.is_not(None))
+    if before is not None:
+        query = query.where(GameRecord.due_at < before)
+    rows = connection.execute(query.order_by(GameRecord.due_at).limit(limit))
     return [(game_id, due_at) for game_id, due_at in rows if due_at is not None]
+
+
+def forget_due(connection: Connection, snapshot: Snapshot) -> None:
+    """Clear the game's ``due_at`` if the row is still the snapshot's version: a moment that
+    passed with nothing due (a migration's look at every game, a seat taken back), which
+    the scheduler's look for overdue games would otherwise find again and again. The version
+    stays: no move was made, and a newer move's deadline is never cleared."""
+    connection.execute(
+        update(GameRecord)
+        .where(GameRecord.id == snapshot.record.id, GameRecord.version == snapshot.version)
+        .values(due_at=None)
+    )
 
 
 def claim_due(connection: Connection, game_id: str) -> datetime | None:

@@ -68,11 +68,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     shared_limits = (
         SharedLimits(settings.bus_url, settings.bus_channel) if settings.bus_url else None
     )
-    # With several workers, each also rereads the deadlines now and then (see Scheduler).
+    # With several workers, each also takes over the deadlines others left (see Scheduler).
     runner = Scheduler(
-        service, rescan_seconds=settings.bus_check_seconds if settings.bus_url else None
+        service, takeover_seconds=settings.takeover_seconds if settings.bus_url else None
     )
-    bus.remote_listeners.append(runner.expect)
     sweeper = RetentionSweeper(
         service.changes,
         abandon_after_days=settings.abandon_after_days,

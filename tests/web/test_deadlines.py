@@ -309,3 +309,56 @@ def test_hints_cannot_be_turned_on_in_a_game_closed_as_abandoned(
     assert refused.value.code == "abandoned"
     after = service.get(game_id)
     assert (after.version, after.players[0].used_hints) == (version, False)
+
+
+def _set_due(service: GameService, game_id: str, due: datetime) -> None:
+    """Place ``due`` on the game's row behind the service's back (as a migration, or another
+    worker, would), the version unchanged, and forget what memory kept of the game."""
+    with service.database.writing() as session:
+        record = session.get(GameRecord, game_id)
+        assert record is not None
+        record.due_at = due
+    service.changes.snapshots.clear()
+
+
+def test_the_overdue_games_are_the_most_overdue_first_and_at_most_as_many_as_asked(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client()
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    now = datetime.now(UTC)
+    games = [started_game(client, f"P{number}")[0] for number in range(4)]
+    for minutes, game_id in zip((3, 1, 2, -1), games, strict=True):  # the last one is ahead
+        _set_due(service, game_id, now - timedelta(minutes=minutes))
+    with service.changes.store.reading() as reading:
+        overdue = reading.due_games(before=now - timedelta(seconds=30), limit=2)
+        assert [game_id for game_id, _ in overdue] == [games[0], games[2]]
+        every = [game_id for game_id, _ in reading.due_games(before=now, limit=10)]
+        assert every == [games[0], games[2], games[1]]
+        assert [game_id for game_id, _ in reading.due_games()] == [*every, games[3]]
+
+
+def test_a_deadline_left_past_with_nothing_due_is_cleared_by_the_look_for_overdue_ones(
+    make_client: Callable[..., TestClient],
+) -> None:
+    # A person with rolls left owes the server nothing: a due_at left in the past on such a
+    # game (the deadlines migration placed one on every game in play) would be found by
+    # every worker's look for overdue games, every time, and hide the games really owed.
+    client = make_client(computer_pace_seconds=3600)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    stale, _token, game = started_game(client)
+    owed = client.post("/api/v1/games", json={"name": "Bo"}).json()
+    owed_id, bo = owed["game"]["id"], owed["token"]
+    act(client, owed_id, bo, "computers")
+    act(client, owed_id, bo, "start")
+    roll_three_times(client, owed_id, bo)
+    act(client, owed_id, bo, "score", {"box": "chance"})  # the computer is to move
+    then = datetime.now(UTC) - timedelta(minutes=5)
+    for game_id in (stale, owed_id):
+        _set_due(service, game_id, then)
+
+    assert [game_id for game_id, _ in service.overdue_games(1, 10)] == [owed_id]
+    assert [game_id for game_id, _ in service.overdue_games(1, 10)] == [owed_id]
+    with service.changes.store.reading() as reading:
+        assert [game_id for game_id, _ in reading.due_games()] == [owed_id]
+    assert client.get(f"/api/v1/games/{stale}").json() == game, "no move was made"
