@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 
 import pytest
+import redis
 
 REDIS_SERVER = shutil.which("redis-server")
 
@@ -54,3 +55,16 @@ class RedisServer:
             self.process.kill()
             self.process.wait(timeout=10)
             self.process = None
+
+    def subscribers(self, channel: str) -> int:
+        """How many connections Redis counts as subscribed to ``channel``."""
+        with redis.Redis.from_url(self.url) as client:
+            ((_, count),) = client.pubsub_numsub(channel)
+            return int(count)
+
+    def until_subscribers(self, channel: str, count: int = 1, wait: float = 10.0) -> None:
+        """Wait until ``count`` connections are subscribed to ``channel``."""
+        deadline = time.monotonic() + wait
+        while self.subscribers(channel) != count:
+            assert time.monotonic() < deadline, f"{channel} never had {count} subscribers"
+            time.sleep(0.01)

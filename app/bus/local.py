@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from datetime import datetime
 from typing import TYPE_CHECKING, Protocol
 
 from app.service.events import Broker
@@ -18,8 +16,6 @@ class Bus(Protocol):
     a lifetime, and its state for ``/healthz``."""
 
     broker: Broker
-    remote_listeners: list[Callable[[str, int, datetime | None], None]]
-    """Told ``(game_id, version, due)`` of each change another worker made."""
 
     def publish(self, game_id: str, version: int, view: GameView | None) -> None: ...
 
@@ -44,8 +40,6 @@ class LocalBus:
 
     def __init__(self, broker: Broker) -> None:
         self.broker = broker
-        self.remote_listeners: list[Callable[[str, int, datetime | None], None]] = []
-        """Never told anything: there is no other worker."""
 
     def publish(self, game_id: str, version: int, view: GameView | None) -> None:
         self.broker.publish(game_id, version, view)

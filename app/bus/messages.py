@@ -1,13 +1,13 @@
 """The bus's messages: a game's new version (or the move that made it), a worker's streams of
 a seat, a signal.
 
-One line each, words split by spaces, the sending worker's origin (16 hex digits) first:
+One line each, words split by spaces, the sending worker's origin (16 hex digits) first.
+A game's changes and signals go on that game's channel, presence on the bus's own:
 
-- ``origin game version due``: the first kind, unchanged (so old workers still read it);
-  sent for changes the others cannot follow from a message (a seat taken, a game started,
-  a sweep): they read that version from the database;
+- ``origin game version``: a change the others cannot follow from a message (a seat taken,
+  a game started, a sweep): they read that version from the database;
 - ``change origin game json``: a move, as JSON: the version it made and the one it was
-  written on (``base``), ``due`` (as in the first kind), the game's columns and its seats'
+  written on (``base``), the game's columns and its seats'
   after it **without their secrets** (no server seed, no seat's secret hashes: what is
   told over Redis is no secret) and the log entries it appended (at most
   :data:`MAX_ROWS`). A worker keeping the game at ``base`` brings its snapshot forward from
@@ -27,7 +27,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import Table
@@ -55,7 +55,6 @@ class VersionMessage:
     origin: str
     game_id: str
     version: int
-    due: datetime | None
 
 
 PresenceEntry = tuple[str, int | None, int]
@@ -80,7 +79,6 @@ class ChangeMessage:
     origin: str
     game_id: str
     version: int
-    due: datetime | None
     game: dict[str, Any]
     """The game's columns after the change but its secrets (see ``rows.public_columns``)."""
     seats: tuple[dict[str, Any], ...]
@@ -95,11 +93,11 @@ class MalformedMessageError(ValueError):
     """A bus message this worker cannot read (malformed, or of a kind it does not know)."""
 
 
-def version_message(origin: str, game_id: str, version: int, due: datetime | None) -> str:
-    return f"{origin} {game_id} {version} {due.timestamp() if due else '-'}"
+def version_message(origin: str, game_id: str, version: int) -> str:
+    return f"{origin} {game_id} {version}"
 
 
-def change_message(origin: str, snapshot: Snapshot, due: datetime | None) -> str | None:
+def change_message(origin: str, snapshot: Snapshot) -> str | None:
     """The message of the write that made ``snapshot``; None if it tells no such write (it
     was made otherwise) or one of more than :data:`MAX_ROWS` entries."""
     appended = snapshot.appended
@@ -109,7 +107,6 @@ def change_message(origin: str, snapshot: Snapshot, due: datetime | None) -> str
     body = {
         "version": snapshot.version,
         "base": appended.base,
-        "due": _time_text(due),
         "game": {name: _json_value(value) for name, value in game.items()},
         "seats": [{name: _json_value(value) for name, value in seat.items()} for seat in seats],
         "rows": [list(row) for row in appended.rows],
@@ -154,9 +151,8 @@ def _parse(text: str) -> Message:
     if text.startswith("signal "):
         _, origin, game_id, body_text = text.split(" ", 3)
         return SignalMessage(origin, game_id, _reaction(json.loads(body_text)))
-    origin, game_id, version_text, due_text = text.split(" ")
-    due = None if due_text == "-" else datetime.fromtimestamp(float(due_text), UTC)
-    return VersionMessage(origin, game_id, int(version_text), due)
+    origin, game_id, version_text = text.split(" ")
+    return VersionMessage(origin, game_id, int(version_text))
 
 
 def _entry(word: str) -> PresenceEntry:
@@ -181,10 +177,6 @@ def _reaction(body: object) -> Reaction:
     return Reaction(number, seat, name, kind)
 
 
-def _time_text(moment: datetime | None) -> str | None:
-    return None if moment is None else moment.isoformat()
-
-
 def _json_value(value: object) -> object:
     """A column's value as JSON: a time as its ISO text (naive stays naive, aware aware)."""
     return value.isoformat() if isinstance(value, datetime) else value
@@ -195,12 +187,11 @@ def _change(origin: str, game_id: str, body: object) -> ChangeMessage:
     if not isinstance(body, dict) or body.keys() != {
         "version",
         "base",
-        "due",
         "game",
         "seats",
         "rows",
     }:
-        raise ValueError("a change is an object of version, base, due, game, seats, rows")
+        raise ValueError("a change is an object of version, base, game, seats, rows")
     version, base, seats, rows = body["version"], body["base"], body["seats"], body["rows"]
     if not (type(version) is int and type(base) is int and 0 <= base < version):
         raise ValueError("a change moves the version on from its base")
@@ -211,14 +202,10 @@ def _change(origin: str, game_id: str, body: object) -> ChangeMessage:
     game = _columns(body["game"], _GAMES, PUBLIC_GAME_COLUMNS)
     if game["id"] != game_id or game["version"] != version or game["status"] not in _STATUSES:
         raise ValueError("a change's row is of another game or version, or of no status")
-    due_text = body["due"]
-    if due_text is not None and not isinstance(due_text, str):
-        raise ValueError("a change's due is a time")
     return ChangeMessage(
         origin,
         game_id,
         version,
-        None if due_text is None else datetime.fromisoformat(due_text),
         game,
         tuple(_columns(seat, _PLAYERS, PUBLIC_SEAT_COLUMNS) for seat in seats),
         Appended(base, tuple(_logged(row) for row in rows)),

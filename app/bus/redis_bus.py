@@ -1,29 +1,33 @@
-"""The Redis bus: each worker tells the others through Redis pub/sub which game reached which
-version, and each passes that on to its own streams.
+"""The Redis bus: each worker tells the workers that listen to a game, through that game's
+Redis pub/sub channel, which version it reached, and each passes that on to its own streams.
+
+A worker listens to the games its streams watch, and to those it writes beside another worker
+(``Snapshots.shared_ids``: a load found its kept copy moved on by another), not to every move
+of every game: with every worker hearing every move, each move cost every worker a parse and
+a follow, and CPU per action grew with the number of workers (bench/cluster.py). With nginx
+sending each game to one worker (``deploy/nginx.conf``), most games are heard by nobody.
 
 A move is told as what it changed (``change``: the row and seats after it without their
 secrets, and the log entries it appended, see :mod:`app.bus.messages`): a worker that keeps
 the game at the version the move was written on brings its snapshot forward from that, keeps
-it and hands the view to its streams, so neither they nor its next write of the game read
-the database. Any other change, or a worker keeping the game at another version, or a
-message it cannot follow, falls back to what every change was before: the version alone,
-which the streams read from the database once, however many watch, and the next write
-catches up from the log. Those reads were most of what a second worker cost: CPU per action
-(workers, PostgreSQL, Redis; bench/cluster.py) 3.8 ms on one worker, 6.2 on two, 7.3 on
-four; with the moves followed from their messages 3.5, 4.2 and 5.7, PostgreSQL's share flat
-(figures in docs/performance.md, "Several workers"). Redis may lose a message, reorder nothing
-within one connection, or be away: none of that loses an update, only delays it, because
-every stream's game is checked against the database's
-version on connect (``Last-Event-ID``), whenever the bus reconnects, and periodically (every
+it and, if its streams watch the game, hands them the view, so neither they nor its next
+write of the game read the database. Any other change, or a worker keeping the game at
+another version, or a message it cannot follow, falls back to the version alone, which the
+streams read from the database once, however many watch, and the next write catches up from
+the log (figures in docs/performance.md, "Several workers"). Redis may lose a message,
+reorder nothing within one connection, or be away: none of that loses an update, only delays
+it, because every stream's game is checked against the database's version on connect
+(``Last-Event-ID``), once its channel is subscribed to (a move told while the subscription was
+on its way reached nobody here), whenever the bus reconnects, and periodically (every
 ``check_seconds`` while Redis is up, every :data:`POLL_SECONDS` while it is down, when this
-check is all the streams have). Publishing happens after the commit, never waits and
-never fails a move: a full outgoing queue drops the message and counts it.
+check is all the streams have). Publishing happens after the commit, never waits and never
+fails a move: a full outgoing queue drops the message and counts it.
 
-The same channel carries who has which game open and the reactions (see
-:mod:`app.bus.messages`): each worker tells the others its streams of each seat, when their
-number changes and every ``heartbeat_seconds``, and its reactions, which the others hand to
-their own streams. Lost presence messages are made good by the next heartbeat; a lost
-reaction is lost (it is not part of the game).
+The bus's own channel carries who has which game open (see :mod:`app.bus.messages`): each
+worker tells the others its streams of each seat, when their number changes and every
+``heartbeat_seconds``; lost presence messages are made good by the next heartbeat. Reactions
+go on their game's channel, to the workers whose streams watch it; a lost reaction is lost
+(it is not part of the game).
 """
 
 from __future__ import annotations
@@ -34,12 +38,12 @@ import logging
 import secrets
 import threading
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
-from datetime import datetime
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from typing import TYPE_CHECKING
 
 from anyio import to_thread
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
 from app.bus import messages
@@ -73,10 +77,8 @@ def reconnect_waits() -> Iterator[float]:
         wait = min(wait * 2, RECONNECT_MAX_SECONDS)
 
 
-RemoteListener = Callable[[str, int, datetime | None], None]
-"""Told ``(game_id, version, due)`` of another worker's change, on the loop."""
-Follow = Callable[[messages.ChangeMessage], "GameView | None"]
-"""Bring this worker's kept snapshot forward by another's move; its view, or None if the
+Follow = Callable[[messages.ChangeMessage], "Snapshot | None"]
+"""Bring this worker's kept snapshot forward by another's move; the snapshot, or None if the
 kept snapshot is not the one the move was written on (an error if it cannot be followed)."""
 
 
@@ -90,9 +92,10 @@ class RedisBus:
         broker: Broker,
         *,
         read_versions: Callable[[Sequence[str]], dict[str, int]],
-        due_of: Callable[[str], datetime | None],
         kept_of: Callable[[str], Snapshot | None] | None = None,
         follow: Follow | None = None,
+        view_of: Callable[[Snapshot], GameView] | None = None,
+        shared_of: Callable[[], Iterable[str]] = tuple,
         check_seconds: float = 5.0,
         heartbeat_seconds: float = 2.0,
     ) -> None:
@@ -100,15 +103,24 @@ class RedisBus:
         self.check_seconds = check_seconds
         """How often the watched games are compared with the database while Redis is up."""
         self.channel = channel
+        """Presence is told on this channel; each game's changes on :meth:`game_channel`."""
         self.read_versions = read_versions
-        self.due_of = due_of
         self.kept_of = kept_of
         """The kept snapshot of a game, whose move a change message tells (None: only versions)."""
         self.follow = follow
         """Follows the others' change messages (None: each is read as its version alone)."""
+        self.view_of = view_of
+        """The view of a followed snapshot, made only for a game this worker's streams watch."""
+        self.shared_of = shared_of
+        """The games this worker writes that others write too (see ``Snapshots.shared_ids``):
+        heard of besides those its streams watch, so that it follows their moves."""
         self.origin = secrets.token_hex(8)
-        self.remote_listeners: list[RemoteListener] = []
+        self._mine = tuple(
+            f"{kind}{self.origin} " for kind in ("", "change ", "signal ", "presence ")
+        )
+        """How this worker's own messages begin: Redis hands them back, unread here."""
         self.heartbeat_seconds = heartbeat_seconds
+        broker.watch_listeners.append(self.watched_changed)
         self.presence: Presence | None = None
         self.counts = {
             "sent": 0,
@@ -124,9 +136,17 @@ class RedisBus:
         self._client = Redis.from_url(
             url, socket_connect_timeout=1.0, socket_timeout=5.0, health_check_interval=5
         )
-        self._outgoing: deque[str] = deque()
+        self._outgoing: deque[tuple[str, str]] = deque()
+        """``(channel, message)`` waiting to be sent."""
         self._lock = threading.Lock()
         self._subscribed = False
+        self._pubsub: PubSub | None = None
+        self._heard: set[str] = set()
+        """The games whose channels this worker is subscribed to (or asked to be)."""
+        self._rewatch = asyncio.Event()
+        self._fresh: set[str] = set()
+        """Games whose channel was just subscribed to: checked against the database once."""
+        self._catch_up = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._send = asyncio.Event()
@@ -135,24 +155,45 @@ class RedisBus:
 
     # -- the service's side: any thread ---------------------------------------------------
 
+    def game_channel(self, game_id: str) -> str:
+        """The channel of one game's changes and reactions: a worker hears those of the games
+        its streams watch and of those it shares, not every move of every game."""
+        return f"{self.channel}:{game_id}"
+
     def publish(self, game_id: str, version: int, view: GameView | None) -> None:
         """Tell this worker's streams at once (with the view), then the other workers: the
         move that made ``version`` if the kept snapshot is of it and tells one, else the
         version alone (``view`` None: a sweep, not a move)."""
         self.broker.publish(game_id, version, view)
-        due = self.due_of(game_id)
         message = None
         if view is not None and self.kept_of is not None:
             kept = self.kept_of(game_id)
             if kept is not None and kept.version == version:  # not already a newer one
-                message = messages.change_message(self.origin, kept, due)
-        self._queue(message or messages.version_message(self.origin, game_id, version, due))
+                message = messages.change_message(self.origin, kept)
+        message = message or messages.version_message(self.origin, game_id, version)
+        self._queue(self.game_channel(game_id), message)
 
     def signal(self, game_id: str, signal: object) -> None:
         """Hand ``signal`` to this worker's streams at once; a reaction to the others' too."""
         self.broker.signal(game_id, signal)
         if isinstance(signal, Reaction):
-            self._queue(messages.signal_message(self.origin, game_id, signal))
+            message = messages.signal_message(self.origin, game_id, signal)
+            self._queue(self.game_channel(game_id), message)
+
+    def watched_changed(self) -> None:
+        """The games this worker must hear of changed (a game's first stream opened or its
+        last closed, a game became shared or was dropped): subscribe anew, soon. Any thread."""
+        self._on_loop(self._rewatch.set)
+
+    def _on_loop(self, callback: Callable[[], object]) -> None:
+        loop = self._loop
+        if loop is None:
+            return
+        if threading.get_ident() == self._loop_thread:
+            callback()
+        else:
+            with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
+                loop.call_soon_threadsafe(callback)
 
     def share_presence(self, presence: Presence) -> None:
         """Tell the others this worker's streams of each seat, and ``presence`` theirs."""
@@ -161,23 +202,19 @@ class RedisBus:
 
     def _streams_changed(self, game_id: str, seat: int | None, streams: int) -> None:
         for message in messages.presence_messages(self.origin, [(game_id, seat, streams)]):
-            self._queue(message)
+            self._queue(self.channel, message)
 
-    def _queue(self, message: str) -> None:
-        """Send ``message`` soon, unless Redis is away or too much waits: then drop it."""
+    def _queue(self, channel: str, message: str) -> None:
+        """Send ``message`` on ``channel`` soon, unless Redis is away or too much waits: then
+        drop it."""
         with self._lock:
             if not self._subscribed or len(self._outgoing) >= MAX_OUTGOING:
                 self.counts["dropped"] += 1
                 return
-            self._outgoing.append(message)
+            self._outgoing.append((channel, message))
             first = len(self._outgoing) == 1
-        loop = self._loop
-        if first and loop is not None:  # later ones find the sender awake already
-            if threading.get_ident() == self._loop_thread:
-                self._send.set()
-            else:
-                with contextlib.suppress(RuntimeError):  # the loop closed: shutting down
-                    loop.call_soon_threadsafe(self._send.set)
+        if first:  # later ones find the sender awake already
+            self._on_loop(self._send.set)
 
     @property
     def status(self) -> str:
@@ -194,7 +231,13 @@ class RedisBus:
     async def start(self) -> None:
         self._loop = asyncio.get_running_loop()
         self._loop_thread = threading.get_ident()
-        for work, name in ((self._listen, "bus-listen"), (self._sender, "bus-send")):
+        workers = (
+            (self._listen, "bus-listen"),
+            (self._sender, "bus-send"),
+            (self._watcher, "bus-watch"),
+            (self._catcher, "bus-catch-up"),
+        )
+        for work, name in workers:
             self._tasks.append(asyncio.create_task(work(), name=name))
         self._tasks.append(asyncio.create_task(self._checker(), name="bus-check"))
         if self.presence is not None:
@@ -211,9 +254,10 @@ class RedisBus:
         with contextlib.suppress(RedisError, OSError):
             await self._client.aclose()
 
-    async def resync(self) -> None:
-        """Compare every watched game with the database; tell its streams what they lack."""
-        game_ids = self.broker.game_ids()
+    async def resync(self, game_ids: Sequence[str] | None = None) -> None:
+        """Compare every watched game (or those of ``game_ids``) with the database; tell its
+        streams what they lack."""
+        game_ids = self.broker.game_ids() if game_ids is None else game_ids
         if not game_ids:
             return
         try:
@@ -236,29 +280,77 @@ class RedisBus:
 
     async def _listen(self) -> None:
         waits = reconnect_waits()
+        prefix = self.game_channel("").encode()
         while True:
-            pubsub = self._client.pubsub(ignore_subscribe_messages=True)
+            pubsub = self._client.pubsub()
             try:
-                await pubsub.subscribe(self.channel)
+                self._heard = self._watched()
+                channels = [self.game_channel(game_id) for game_id in self._heard]
+                await pubsub.subscribe(self.channel, *channels)
+                self._pubsub = pubsub
+                self._rewatch.set()  # a stream that opened meanwhile
                 self._set_subscribed(True)  # and whatever was missed while away is read
                 waits = reconnect_waits()
                 while True:
                     message = await pubsub.get_message(timeout=1.0)
-                    if message is not None:
+                    if message is None:
+                        continue
+                    if message["type"] == "message":
                         self._receive(message["data"])
+                    elif message["type"] == "subscribe" and message["channel"].startswith(prefix):
+                        # Heard from now on: what was committed before is in the database.
+                        self._fresh.add(message["channel"][len(prefix) :].decode())
+                        self._catch_up.set()
             except (RedisError, OSError) as error:
                 if self._subscribed:
                     logger.warning("live updates: the bus is down (%s); streams poll", error)
                 self._set_subscribed(False)
             finally:
+                self._pubsub = None
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(next(waits))
             self.counts["reconnects"] += 1
 
+    def _watched(self) -> set[str]:
+        """The games this worker must hear of: those its streams watch, those it shares."""
+        return {*self.broker.game_ids(), *self.shared_of()}
+
+    async def _watcher(self) -> None:
+        """Keep the game channels subscribed to those of :meth:`_watched` (while connected:
+        a reconnection subscribes to all of them at once)."""
+        while True:
+            await self._rewatch.wait()
+            self._rewatch.clear()
+            pubsub = self._pubsub
+            if pubsub is None:
+                continue
+            wanted = self._watched()
+            new, gone = wanted - self._heard, self._heard - wanted
+            self._heard = wanted
+            try:
+                if new:
+                    await pubsub.subscribe(*(self.game_channel(game_id) for game_id in new))
+                if gone:
+                    await pubsub.unsubscribe(*(self.game_channel(game_id) for game_id in gone))
+            except (RedisError, OSError):  # the listener reconnects, with all of them
+                continue
+
+    async def _catcher(self) -> None:
+        """Check the games whose channel was just subscribed to against the database once: a
+        move committed while the subscription was on its way was told to nobody here."""
+        while True:
+            await self._catch_up.wait()
+            self._catch_up.clear()
+            fresh, self._fresh = self._fresh, set()
+            watched = [game_id for game_id in fresh if self.broker.count(game_id)]
+            await self.resync(watched)
+
     def _receive(self, data: bytes | str) -> None:
         try:
             text = data.decode() if isinstance(data, bytes) else data
+            if text.startswith(self._mine):
+                return
             message = messages.parse(text)
         except ValueError:  # UnicodeDecodeError and JSONDecodeError are ValueErrors too
             logger.warning("live updates: ignored a malformed bus message %r", data[:100])
@@ -275,20 +367,21 @@ class RedisBus:
         else:
             view = self._followed(message) if isinstance(message, messages.ChangeMessage) else None
             self.broker.publish(message.game_id, message.version, view)
-            for listener in self.remote_listeners:
-                listener(message.game_id, message.version, message.due)
 
     def _followed(self, message: messages.ChangeMessage) -> GameView | None:
-        """The view of the move ``message`` tells, kept; None if this worker cannot follow it
-        (its streams then read that version from the database, as for a version message)."""
-        view = None
+        """Keep the move ``message`` tells; its view if this worker's streams watch the game.
+        None too if this worker cannot follow it (its streams then read that version from
+        the database, as for a version message)."""
+        snapshot = None
         if self.follow is not None:
             try:
-                view = self.follow(message)
+                snapshot = self.follow(message)
             except Exception:  # a message that passed the parser but not the rules: ignored
                 logger.warning("live updates: could not follow %r", message.game_id, exc_info=True)
-        self.counts["followed" if view is not None else "unfollowed"] += 1
-        return view
+        self.counts["followed" if snapshot is not None else "unfollowed"] += 1
+        if snapshot is None or self.view_of is None or not self.broker.count(message.game_id):
+            return None
+        return self.view_of(snapshot)
 
     async def _sender(self) -> None:
         while True:
@@ -301,8 +394,8 @@ class RedisBus:
                 continue
             try:
                 async with self._client.pipeline(transaction=False) as pipe:
-                    for message in batch:
-                        pipe.publish(self.channel, message)
+                    for channel, message in batch:
+                        pipe.publish(channel, message)
                     await pipe.execute()
                 self.counts["sent"] += len(batch)
             except (RedisError, OSError):
@@ -326,5 +419,5 @@ class RedisBus:
             await asyncio.sleep(self.heartbeat_seconds)
             entries = self.presence.local_streams()
             for message in messages.presence_messages(self.origin, entries):
-                self._queue(message)
+                self._queue(self.channel, message)
             self.presence.expire()

@@ -9,8 +9,8 @@ from app.bus.messages import ChangeMessage
 from app.bus.redis_bus import RedisBus
 from app.service.events import Broker
 from app.service.games import GameService
-from app.service.views import GameView
 from app.settings import Settings
+from app.store.snapshots import Snapshot
 from app.store.versions import current_versions
 
 
@@ -23,19 +23,21 @@ def make_bus(settings: Settings, broker: Broker, service: GameService) -> Bus:
         with service.database.read_connection() as connection:
             return current_versions(connection, game_ids)
 
-    changes = service.changes
+    snapshots = service.changes.snapshots
 
-    def follow(message: ChangeMessage) -> GameView | None:
-        snapshot = changes.snapshots.follow(message.game, message.seats, message.appended)
-        return None if snapshot is None else changes.view(snapshot)
+    def follow(message: ChangeMessage) -> Snapshot | None:
+        return snapshots.follow(message.game, message.seats, message.appended)
 
-    return RedisBus(
+    bus = RedisBus(
         settings.bus_url,
         settings.bus_channel,
         broker,
         read_versions=read_versions,
-        due_of=service.due_at,
-        kept_of=changes.snapshots.peek,
+        kept_of=snapshots.peek,
         follow=follow,
+        view_of=service.changes.view,
+        shared_of=snapshots.shared_ids,
         check_seconds=settings.bus_check_seconds,
     )
+    snapshots.shared_listeners.append(bus.watched_changed)
+    return bus

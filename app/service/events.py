@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections import defaultdict, deque
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -87,21 +88,35 @@ class Broker:
     def __init__(self) -> None:
         self._subscriptions: dict[str, set[Subscription]] = defaultdict(set)
         self._lock = threading.Lock()
+        self.watch_listeners: list[Callable[[], None]] = []
+        """Told (from any thread) when a game gains its first subscriber or loses its last:
+        the bus hears of the games this process's streams watch, and only of those."""
 
     def subscribe(self, game_id: str) -> Subscription:
         """A new subscription on the running event loop."""
         subscription = Subscription(self, game_id, asyncio.get_running_loop())
         with self._lock:
+            first = game_id not in self._subscriptions
             self._subscriptions[game_id].add(subscription)
+        if first:
+            self._watched_changed()
         return subscription
 
     def unsubscribe(self, subscription: Subscription) -> None:
+        last = False
         with self._lock:
             subscriptions = self._subscriptions.get(subscription.game_id)
             if subscriptions is not None:
                 subscriptions.discard(subscription)
                 if not subscriptions:
                     del self._subscriptions[subscription.game_id]
+                    last = True
+        if last:
+            self._watched_changed()
+
+    def _watched_changed(self) -> None:
+        for listener in self.watch_listeners:
+            listener()
 
     def count(self, game_id: str | None = None) -> int:
         """How many subscriptions there are (to one game, or in all)."""

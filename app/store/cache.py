@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -54,7 +54,10 @@ class Snapshots:
         self.size = size
         self.counts = CacheCounts()
         self._kept: OrderedDict[str, Snapshot] = OrderedDict()
+        self._shared: set[str] = set()
         self._lock = threading.Lock()
+        self.shared_listeners: list[Callable[[], None]] = []
+        """Told (from any thread) when the set of :meth:`shared_ids` changes."""
 
     def load(self, connection: Connection, game_id: str) -> Snapshot | None:
         """The game as the connection's transaction sees it (None if there is no such game):
@@ -74,6 +77,7 @@ class Snapshots:
         if kept is not None and kept.version < version and kept.record.status == GameStatus.PLAYING:
             loaded, read = catch_up(connection, kept)
             caught_up = 1
+            self._share(game_id)
         else:
             loaded = load_snapshot(connection, game_id)
             read, caught_up = (0 if loaded is None else loaded.logged), 0
@@ -114,6 +118,29 @@ class Snapshots:
         """Forget every kept snapshot (as a restart does; bench/catch_up.py's full reloads)."""
         with self._lock:
             self._kept.clear()
+            shared, self._shared = bool(self._shared), set()
+        if shared:
+            self._shared_changed()
+
+    def shared_ids(self) -> list[str]:
+        """The kept games that another process moved on since this one kept them (one load
+        caught up from the log): games written by several workers, whose moves this one
+        follows from the bus rather than catch up on. A game whose moves all come to one
+        worker (a proxy routing each game to one) is not shared: it hears nothing."""
+        with self._lock:
+            return list(self._shared)
+
+    def _share(self, game_id: str) -> None:
+        with self._lock:
+            new = game_id in self._kept and game_id not in self._shared
+            if new:
+                self._shared.add(game_id)
+        if new:
+            self._shared_changed()
+
+    def _shared_changed(self) -> None:
+        for listener in self.shared_listeners:
+            listener()
 
     def peek(self, game_id: str) -> Snapshot | None:
         """The kept snapshot of the game, unchecked (it may be out of date), or None."""
@@ -123,10 +150,16 @@ class Snapshots:
     def keep(self, snapshot: Snapshot) -> None:
         """Keep ``snapshot`` (once committed) unless a newer one of the game is kept already."""
         game_id = snapshot.record.id
+        unshared = False
         with self._lock:
             kept = self._kept.get(game_id)
             if kept is None or kept.version < snapshot.version:
                 self._kept[game_id] = snapshot
                 self._kept.move_to_end(game_id)
                 while len(self._kept) > self.size:
-                    self._kept.popitem(last=False)
+                    dropped, _ = self._kept.popitem(last=False)
+                    if dropped in self._shared:
+                        self._shared.discard(dropped)
+                        unshared = True
+        if unshared:
+            self._shared_changed()

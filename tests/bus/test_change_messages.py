@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
-from datetime import UTC, datetime, timedelta, timezone
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 import pytest
@@ -73,13 +73,11 @@ def _text(body: dict[str, Any]) -> str:
 
 def test_a_change_reads_back_exactly_with_its_times_naive_or_aware() -> None:
     snapshot = _snapshot()
-    text = messages.change_message(ORIGIN, snapshot, AWARE.astimezone(UTC))
+    text = messages.change_message(ORIGIN, snapshot)
     assert text is not None
     message = messages.parse(text)
     assert isinstance(message, messages.ChangeMessage)
     assert (message.origin, message.game_id, message.version) == (ORIGIN, "g1", 8)
-    assert message.due == AWARE
-    assert message.due.tzinfo is not None
     assert message.appended == snapshot.appended
     record = snapshot.record
     assert message.game == {
@@ -106,7 +104,7 @@ def test_a_change_reads_back_exactly_with_its_times_naive_or_aware() -> None:
 
 
 def test_a_change_message_tells_no_secret() -> None:
-    text = messages.change_message(ORIGIN, _snapshot(), None)
+    text = messages.change_message(ORIGIN, _snapshot())
     assert text is not None
     for secret in (SEED, SECRET, MOVED):
         assert secret not in text
@@ -115,13 +113,13 @@ def test_a_change_message_tells_no_secret() -> None:
 
 
 def test_only_a_write_of_a_handful_of_entries_is_told_as_a_change() -> None:
-    assert messages.change_message(ORIGIN, replace(_snapshot(), appended=None), None) is None
-    assert messages.change_message(ORIGIN, _snapshot(messages.MAX_ROWS + 1), None) is None
-    assert messages.change_message(ORIGIN, _snapshot(messages.MAX_ROWS), None) is not None
+    assert messages.change_message(ORIGIN, replace(_snapshot(), appended=None)) is None
+    assert messages.change_message(ORIGIN, _snapshot(messages.MAX_ROWS + 1)) is None
+    assert messages.change_message(ORIGIN, _snapshot(messages.MAX_ROWS)) is not None
 
 
 def _malformed() -> list[tuple[str, str]]:
-    text = messages.change_message(ORIGIN, _snapshot(), None)
+    text = messages.change_message(ORIGIN, _snapshot())
     assert text is not None
     body = _body(text)
 
@@ -157,7 +155,6 @@ def _malformed() -> list[tuple[str, str]]:
         ("payload-a-list", edited(rows=[["roll", [], None]])),
         ("reason-unknown", edited(rows=[["roll", {}, "magic"]])),
         ("reason-an-object", edited(rows=[["roll", {}, {"x": 1}]])),
-        ("due-a-number", edited(due=5)),
         ("nested-too-deep", f"change {ORIGIN} g1 " + "[" * 20_000 + "]" * 20_000),
         ("too-long", edited(rows=[["roll", {"dice": [1] * 5, "pad": "x" * 40_000}, None]])),
     ]
@@ -180,7 +177,6 @@ def _bus(*, raises: bool) -> RedisBus:
         "penta-test",
         Broker(),
         read_versions=lambda _ids: {},
-        due_of=lambda _game_id: None,
         follow=following,
     )
 
@@ -188,18 +184,15 @@ def _bus(*, raises: bool) -> RedisBus:
 @pytest.mark.parametrize("raises", [False, True], ids=["not-kept", "cannot-follow"])
 def test_a_change_not_followed_is_told_as_its_version(raises: bool) -> None:
     bus = _bus(raises=raises)
-    heard: list[tuple[str, int, datetime | None]] = []
-    bus.remote_listeners.append(lambda *change: heard.append(change))
     published: list[tuple[str, int, object]] = []
     bus.broker.publish = lambda *change: published.append(change)  # type: ignore[method-assign]
-    text = messages.change_message("fedcba9876543210", _snapshot(), AWARE)
+    text = messages.change_message("fedcba9876543210", _snapshot())
     assert text is not None
 
     bus._receive(text.encode())
     bus._receive(_text({"version": 9}).encode())  # malformed: ignored, never raised
 
     assert published == [("g1", 8, None)]
-    assert heard == [("g1", 8, AWARE)]
     assert {key: bus.counts[key] for key in ("received", "followed", "unfollowed")} == {
         "received": 1,
         "followed": 0,

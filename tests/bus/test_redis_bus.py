@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Sequence
-from datetime import UTC, datetime
 
 import pytest
 from redis.asyncio import Redis
@@ -37,13 +36,11 @@ class Versions:
 
 
 def bus(server: RedisServer, broker: Broker, versions: Versions, **options: float) -> RedisBus:
-    due = datetime(2030, 1, 1, tzinfo=UTC)
     return RedisBus(
         server.url,
         "penta-test",
         broker,
         read_versions=versions.read,
-        due_of=lambda _game_id: due,
         **options,
     )
 
@@ -55,30 +52,90 @@ async def until(condition: object, what: str) -> None:
         await asyncio.sleep(0.01)
 
 
-def test_a_change_reaches_the_other_workers_streams_and_their_schedulers(
+async def subscribers(server: RedisServer, channel: str) -> int:
+    return await asyncio.to_thread(server.subscribers, channel)
+
+
+async def until_heard(server: RedisServer, channel: str, count: int = 1) -> None:
+    await asyncio.to_thread(server.until_subscribers, channel, count, WAIT)
+
+
+def test_a_change_reaches_the_workers_whose_streams_watch_the_game_and_no_other(
     redis_server: RedisServer,
 ) -> None:
     async def scenario() -> None:
-        here, there = Broker(), Broker()
+        here, there, elsewhere = Broker(), Broker(), Broker()
         sender = bus(redis_server, here, Versions(), check_seconds=600)
         receiver = bus(redis_server, there, Versions(), check_seconds=600)
-        heard: list[tuple[str, int, datetime | None]] = []
-        receiver.remote_listeners.append(lambda *change: heard.append(change))
-        sender.remote_listeners.append(lambda *change: heard.append(("echo", *change[1:])))
-        await sender.start()
-        await receiver.start()
+        bystander = bus(redis_server, elsewhere, Versions(), check_seconds=600)
+        for worker in (sender, receiver, bystander):
+            await worker.start()
         await until(lambda: sender.status == receiver.status == "up", "the bus never came up")
         local = here.subscribe("g1")
         remote = there.subscribe("g1")
+        elsewhere.subscribe("g2")  # the bystander's streams watch another game
+        await until_heard(redis_server, "penta-test:g1", 2)
         sender.publish("g1", 7, None)
         assert await remote.wait(0, WAIT) == 7
         assert remote.view is None  # the other worker reads it from the database
         assert await local.wait(0, WAIT) == 7
-        assert heard == [("g1", 7, datetime(2030, 1, 1, tzinfo=UTC))]  # not its own echo
         assert sender.figures()["sent"] == 1
         assert receiver.figures()["received"] == 1
-        await sender.stop()
-        await receiver.stop()
+        # Then a move of the bystander's game: Redis hands each connection its messages in
+        # the order published, so once this one is in, g1's would have been.
+        await until_heard(redis_server, "penta-test:g2")
+        sender.publish("g2", 1, None)
+        await until(lambda: bystander.figures()["received"] == 1, "g2's move never came")
+        assert bystander.figures()["received"] == 1, "a worker hears only its streams' games"
+        assert sender.figures()["received"] == 0, "its own message, handed back, is not read"
+        for worker in (sender, receiver, bystander):
+            await worker.stop()
+
+    run_async(scenario())
+
+
+def test_a_game_is_heard_while_a_stream_watches_it_or_it_is_shared(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        broker, shared = Broker(), ["g2"]
+        worker = RedisBus(
+            redis_server.url,
+            "penta-test",
+            broker,
+            read_versions=Versions().read,
+            shared_of=lambda: shared,
+            check_seconds=600,
+        )
+        await worker.start()
+        await until_heard(redis_server, "penta-test:g2")  # shared from the start
+        assert await subscribers(redis_server, "penta-test:g1") == 0
+        subscription = broker.subscribe("g1")
+        await until_heard(redis_server, "penta-test:g1")
+        subscription.close()  # its last stream ended
+        await until_heard(redis_server, "penta-test:g1", 0)
+        shared.clear()  # dropped from the cache
+        worker.watched_changed()
+        await until_heard(redis_server, "penta-test:g2", 0)
+        assert await subscribers(redis_server, "penta-test") == 1  # presence, always
+        await worker.stop()
+
+    run_async(scenario())
+
+
+def test_a_move_made_while_a_stream_s_subscription_was_on_its_way_is_caught_up(
+    redis_server: RedisServer,
+) -> None:
+    async def scenario() -> None:
+        broker, versions = Broker(), Versions()
+        worker = bus(redis_server, broker, versions, check_seconds=600)
+        await worker.start()
+        await until(lambda: worker.status == "up", "the bus never came up")
+        versions.current["g1"] = 3  # committed and told before the channel was heard
+        subscription = broker.subscribe("g1")
+        # Read from the database once the channel is heard: no periodic check for 600 s.
+        assert await subscription.wait(0, WAIT) == 3
+        await worker.stop()
 
     run_async(scenario())
 
@@ -90,10 +147,13 @@ def test_a_full_outgoing_queue_drops_and_counts_never_blocks(
 
     async def scenario() -> None:
         sender = bus(redis_server, Broker(), Versions(), check_seconds=600)
-        receiver = bus(redis_server, Broker(), Versions(), check_seconds=600)
+        watching = Broker()
+        receiver = bus(redis_server, watching, Versions(), check_seconds=600)
         await sender.start()
         await receiver.start()
         await until(lambda: sender.status == receiver.status == "up", "the bus never came up")
+        watching.subscribe("g1")
+        await until_heard(redis_server, "penta-test:g1")
         for version in range(1, 61):  # on the loop: the sender cannot drain meanwhile
             sender.publish("g1", version, None)
         assert sender.figures()["queued"] == 50
@@ -114,10 +174,11 @@ def test_malformed_messages_are_ignored_and_the_bus_goes_on(redis_server: RedisS
         await receiver.start()
         await until(lambda: receiver.status == "up", "the bus never came up")
         subscription = broker.subscribe("g1")
+        await until_heard(redis_server, "penta-test:g1")
         client = Redis.from_url(redis_server.url)
-        for junk in ("", "one two", "x g1 seven -", "x g1 7 soon"):
-            await client.publish("penta-test", junk)
-        await client.publish("penta-test", "x g1 8 -")
+        for junk in ("", "one two", "x g1 seven", "x g1 7 soon"):
+            await client.publish("penta-test:g1", junk)
+        await client.publish("penta-test:g1", "x g1 8")
         assert await subscription.wait(0, WAIT) == 8
         assert receiver.figures()["received"] == 1
         await client.aclose()

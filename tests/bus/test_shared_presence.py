@@ -105,10 +105,10 @@ def test_a_bounded_out_seat_is_timed_as_left_when_last_heard() -> None:
     assert presence.absent_for("g", 0) == pytest.approx(3)
 
 
-def test_the_bus_messages_read_back_and_the_first_kind_is_unchanged() -> None:
+def test_the_bus_messages_read_back() -> None:
     origin = "0123456789abcdef"
-    assert messages.version_message(origin, "g1", 7, None) == f"{origin} g1 7 -"
-    assert messages.parse(f"{origin} g1 7 -") == messages.VersionMessage(origin, "g1", 7, None)
+    assert messages.version_message(origin, "g1", 7) == f"{origin} g1 7"
+    assert messages.parse(f"{origin} g1 7") == messages.VersionMessage(origin, "g1", 7)
     entries = [("g1", None, 2), ("g-_2", 3, 1), ("g1", 0, 0)]
     (text,) = messages.presence_messages(origin, entries)
     assert text == f"presence {origin} g1/-/2 g-_2/3/1 g1/0/0"
