@@ -73,9 +73,22 @@ def test_the_proxy_listens_on_loopback_unless_told_otherwise_with_its_config_mou
     assert set(proxy["depends_on"]) == set(WORKERS)
 
 
-def test_nginx_spreads_over_every_worker_by_least_connections() -> None:
-    upstream = _directives(_block(_nginx(), "upstream penta"))
-    assert ["least_conn"] in upstream
+def test_nginx_sends_each_game_to_one_worker_by_its_id_and_the_rest_round_them() -> None:
+    config = _nginx()
+    upstream = _directives(_block(config, "upstream penta"))
+    assert ["hash", "$penta_game"] in upstream  # not consistent: an empty key goes round
+    games = _directives(_block(config, "map $uri $penta_game"))
+    assert games == [
+        ["~^(?:/api/v1)?/games/(?<game>[^/]+)", "$game"],
+        ["default", '""'],
+    ]
+    pattern = re.compile(games[0][0].removeprefix("~").replace("?<game>", "?P<game>"))
+    for path in ("/games/g-1_x", "/games/g-1_x/roll", "/api/v1/games/g-1_x/events"):
+        match = pattern.match(path)
+        assert match is not None, path
+        assert match["game"] == "g-1_x", path
+    for path in ("/", "/games", "/api/v1/games", "/rules"):
+        assert pattern.match(path) is None, path
     servers = [directive[1] for directive in upstream if directive[0] == "server"]
     assert servers == [f"{worker}:8000" for worker in WORKERS]
 

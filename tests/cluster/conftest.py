@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,14 +44,15 @@ class Cluster:
             return list(connection.execute(query, parameters).fetchall())
 
 
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory, strategy_table: Path) -> Iterator[Cluster]:
+@contextmanager
+def running_cluster(folder: Path, strategy_table: Path, **extra: str) -> Iterator[Cluster]:
+    """:data:`WORKERS` uvicorn workers (with ``extra`` in their environment), a database and
+    a Redis of their own; skipped, saying why, without PostgreSQL or redis-server."""
     reason = unreachable_reason()
     if reason is not None:
         pytest.skip(f"the cluster tests need PostgreSQL: {reason}")
     if REDIS_SERVER is None:
         pytest.skip("the cluster tests need redis-server, which is not installed")
-    folder = tmp_path_factory.mktemp("cluster")
     name = f"penta_bus_{uuid.uuid4().hex[:8]}"
     admin = libpq(ADMIN_URL)
     with psycopg.connect(admin, autocommit=True) as connection:
@@ -65,6 +67,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, strategy_table: Path) -> I
         "PENTA_AUTO_CONFIRM_SECONDS": str(AUTO_CONFIRM_SECONDS),
         "PENTA_AUTO_CONFIRM_GRACE_SECONDS": "0",
         "PENTA_BUS_CHECK_SECONDS": "2",
+        **extra,
     }
     workers: list[Server] = []
     try:
@@ -77,3 +80,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory, strategy_table: Path) -> I
         redis.stop()
         with psycopg.connect(admin, autocommit=True) as connection:
             connection.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+@pytest.fixture(scope="module")
+def cluster(tmp_path_factory: pytest.TempPathFactory, strategy_table: Path) -> Iterator[Cluster]:
+    with running_cluster(tmp_path_factory.mktemp("cluster"), strategy_table) as running:
+        yield running
