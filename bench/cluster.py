@@ -9,7 +9,14 @@ Needs PostgreSQL on 127.0.0.1:5432 (``PENTA_BENCH_POSTGRES_URL``: an admin URL; 
 For each number of workers N, N uvicorn processes serve one database and one bus; each
 game's client sends its moves to the workers in turn (so every move follows one made on
 another worker, the case that costs the most) and holds one live stream on a worker other
-than its first. Two phases per N:
+than its first. How the moves and streams of a game spread over the workers:
+
+* **alternate**: each move to the next worker (no proxy affinity: the most the bus can cost);
+* **sticky**: every move to the game's first worker, its stream on another (a spectator on
+  another worker);
+* **routed**: moves and stream on the game's one worker, as ``deploy/nginx.conf`` routes them.
+
+Two phases per N:
 
 * **fixed load**: ``--games`` clients thinking ``--think-ms`` (±50 %) between actions, a load
   below saturation. The CPU time of the workers, of this database's PostgreSQL backends and
@@ -55,6 +62,7 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 CGROUP_CPU = Path("/sys/fs/cgroup/cpu")
 PERIOD_US = 100_000
 SAMPLE_SECONDS = 0.1
+SPREADS = ("alternate", "sticky", "routed")
 REDIS_OPTIONS = ("--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 
 
@@ -174,9 +182,11 @@ class Client:
     """One game after another, each move sent to the next worker, one stream open."""
 
     def __init__(
-        self, ports: list[int], index: int, pause: float, stop_at: float, *, sticky: bool
+        self, ports: list[int], index: int, pause: float, stop_at: float, *, spread: str
     ) -> None:
-        self.sticky = sticky
+        self.sticky = spread != "alternate"
+        self.stream_beside = 0 if spread == "routed" else 1
+        """The stream's worker: the moves' (routed), or the next one."""
         self.connections = [Connection("127.0.0.1", port) for port in ports]
         self.ports = ports
         self.index = index
@@ -199,7 +209,7 @@ class Client:
                 ).json()
                 if stream is not None:
                     stream.cancel()
-                port = self.ports[(turn + 1) % len(self.ports)]
+                port = self.ports[(turn + self.stream_beside) % len(self.ports)]
                 stream = asyncio.create_task(self._stream(port, game_id))
                 while game["status"] == "playing" and time.perf_counter() < self.stop_at:
                     await think(self.pause)
@@ -235,13 +245,13 @@ class Client:
 
 
 async def load(
-    cluster: Cluster, games: int, pause: float, seconds: float, *, sticky: bool = False
+    cluster: Cluster, games: int, pause: float, seconds: float, *, spread: str = "alternate"
 ) -> dict[str, Any]:
     """Run the clients; the actions, CPU and latencies of the measured window."""
     ports = [worker.port for worker in cluster.workers]
     start = time.perf_counter()
     measure_from, stop_at = start + WARM_UP_SECONDS, start + WARM_UP_SECONDS + seconds
-    clients = [Client(ports, index, pause, stop_at, sticky=sticky) for index in range(games)]
+    clients = [Client(ports, index, pause, stop_at, spread=spread) for index in range(games)]
     tasks = [asyncio.create_task(client.run()) for client in clients]
     await asyncio.sleep(max(measure_from - time.perf_counter(), 0))
     before = cluster.cpu()
@@ -282,14 +292,14 @@ def main() -> None:
     for workers in arguments.workers:
         with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
             cluster = Cluster(stack, Path(folder), table, workers)
-            for spread in ("alternate", "sticky") if workers > 1 else ("alternate",):
+            for spread in SPREADS if workers > 1 else ("alternate",):
                 fixed[workers, spread] = uvloop.run(
                     load(
                         cluster,
                         arguments.games,
                         pause,
                         arguments.seconds,
-                        sticky=spread == "sticky",
+                        spread=spread,
                     )
                 )
             shared[workers] = None
@@ -301,7 +311,8 @@ def main() -> None:
         f"\nfixed load: {arguments.games} games, think {arguments.think_ms:.0f} ms ±50 %, "
         f"{arguments.seconds:.0f} s, one stream per game on another worker than its moves.\n"
         "CPU ms per action (workers + this database's PostgreSQL backends + Redis). Moves go to "
-        "the workers in turn (alternate) or each game's to one worker (sticky)."
+        "the workers in turn (alternate) or each game's to one worker, its stream on another "
+        "(sticky) or on that one (routed, as nginx routes them)."
     )
     print(
         "workers  spread     actions/s  workers  postgres  redis  total  p50 ms  p99 ms"

@@ -50,3 +50,32 @@ def test_a_worker_behind_catches_up_from_the_entries_after_its_version(
     with service.database.read_connection() as connection:
         replayed = load_snapshot(connection, game_id)
     assert replayed == kept  # state, log length, rolls, holds this turn, activity, row
+
+
+def test_a_game_another_worker_moved_is_shared_from_the_catch_up_until_it_is_dropped(
+    make_client: Callable[..., TestClient], database_url: str | None, tmp_path: Path
+) -> None:
+    # The bus makes a worker listen to its shared games: those it writes beside another.
+    url = database_url or f"sqlite:///{tmp_path / 'shared.db'}"
+    mover, watcher = (make_client(database_url=url, **IDLE_RUNNER) for _ in range(2))
+    told: list[list[str]] = []
+    _snapshots(watcher).shared_listeners.append(
+        lambda: told.append(_snapshots(watcher).shared_ids())
+    )
+    created = mover.post("/api/v1/games", json={"name": "Ann"}).json()
+    game_id, ann = created["game"]["id"], created["token"]
+    act(mover, game_id, ann, "start")
+    assert watcher.get(f"/api/v1/games/{game_id}").status_code == 200  # read in full: its own
+    act(mover, game_id, ann, "roll", {"hold": []})
+    assert _snapshots(watcher).shared_ids() == []
+    assert watcher.get(f"/api/v1/games/{game_id}").status_code == 200  # caught up: shared
+    assert _snapshots(watcher).shared_ids() == [game_id]
+    assert _snapshots(mover).shared_ids() == [], "the mover never found its copy moved on"
+    assert told == [[game_id]]
+
+    _snapshots(watcher).size = 1  # another game pushes this one out of the cache
+    other = watcher.post("/api/v1/games", json={"name": "Bo"}).json()["game"]["id"]
+    assert _snapshots(watcher).peek(other) is not None
+    assert _snapshots(watcher).peek(game_id) is None
+    assert _snapshots(watcher).shared_ids() == []
+    assert told == [[game_id], []]
