@@ -199,7 +199,7 @@ def _change(origin: str, game_id: str, body: object) -> ChangeMessage:
         raise ValueError("no seats, or too many")
     if not (isinstance(rows, list) and len(rows) <= MAX_ROWS):
         raise ValueError("too many log entries")
-    game = _columns(body["game"], _GAMES, PUBLIC_GAME_COLUMNS)
+    game = _columns(body["game"], _GAME_COLUMNS)
     if game["id"] != game_id or game["version"] != version or game["status"] not in _STATUSES:
         raise ValueError("a change's row is of another game or version, or of no status")
     return ChangeMessage(
@@ -207,36 +207,53 @@ def _change(origin: str, game_id: str, body: object) -> ChangeMessage:
         game_id,
         version,
         game,
-        tuple(_columns(seat, _PLAYERS, PUBLIC_SEAT_COLUMNS) for seat in seats),
+        tuple(_columns(seat, _SEAT_COLUMNS) for seat in seats),
         Appended(base, tuple(_logged(row) for row in rows)),
     )
 
 
-_GAMES: Table = GameRecord.__table__  # type: ignore[assignment]
-_PLAYERS: Table = PlayerRecord.__table__  # type: ignore[assignment]
+@dataclass(frozen=True)
+class _Columns:
+    """The columns a message carries of one table: each one's name, Python type and whether
+    it may be NULL, read off the table once (asking SQLAlchemy per message was two thirds of
+    a change message's parse)."""
+
+    table: str
+    names: frozenset[str]
+    types: tuple[tuple[str, type, bool], ...]
+
+    @classmethod
+    def of(cls, table: Table, names: Sequence[str]) -> _Columns:
+        types = tuple(
+            (name, table.c[name].type.python_type, bool(table.c[name].nullable)) for name in names
+        )
+        return cls(table.name, frozenset(names), types)
+
+
+_GAME_COLUMNS = _Columns.of(GameRecord.__table__, PUBLIC_GAME_COLUMNS)  # type: ignore[arg-type]
+_SEAT_COLUMNS = _Columns.of(PlayerRecord.__table__, PUBLIC_SEAT_COLUMNS)  # type: ignore[arg-type]
 _KINDS = frozenset(kind.value for kind in ActionKind)
 _REASONS = frozenset(reason.value for reason in Reason)
 _STATUSES = frozenset(status.value for status in GameStatus)
 
 
-def _columns(values: object, table: Table, names: Sequence[str]) -> dict[str, Any]:
-    """``values``, exactly the columns ``names`` of ``table``, each of its column's type (a
-    time from its ISO text); ValueError if not."""
-    if not isinstance(values, dict) or values.keys() != set(names):
-        raise ValueError(f"not the columns of {table.name}")
+def _columns(values: object, expected: _Columns) -> dict[str, Any]:
+    """``values``, exactly the ``expected`` columns, each of its column's type (a time from
+    its ISO text); ValueError if not."""
+    if not isinstance(values, dict) or values.keys() != expected.names:
+        raise ValueError(f"not the columns of {expected.table}")
     columns = {}
-    for name in names:
-        column, value = table.c[name], values[name]
-        expected = column.type.python_type
+    for name, kind, nullable in expected.types:
+        value = values[name]
         if value is None:
-            if not column.nullable:
-                raise ValueError(f"{table.name}.{name} is never NULL")
-        elif expected is datetime:
+            if not nullable:
+                raise ValueError(f"{expected.table}.{name} is never NULL")
+        elif kind is datetime:
             if not isinstance(value, str):
-                raise ValueError(f"{table.name}.{name} is a time")
+                raise ValueError(f"{expected.table}.{name} is a time")
             value = datetime.fromisoformat(value)
-        elif type(value) is not expected:
-            raise ValueError(f"{table.name}.{name} is a {expected.__name__}")
+        elif type(value) is not kind:
+            raise ValueError(f"{expected.table}.{name} is a {kind.__name__}")
         columns[name] = value
     return columns
 
