@@ -25,6 +25,10 @@ def pytest_configure(config: pytest.Config) -> None:
         "single_kind: runs once, on the default fixtures (SQLite): a test of SQLite itself, "
         "or one that chooses its own database",
     )
+    config.addinivalue_line(
+        "markers",
+        "every_kind: a browser test that runs on every database kind (the others run on SQLite)",
+    )
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -37,11 +41,20 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """Run each test that asks for a database once per database kind."""
+    """Run each test that asks for a database once per database kind.
+
+    The browser tests run on SQLite alone, but for those marked ``every_kind``: what they
+    check is the page and its script; the routes beneath them run on every kind in the API
+    and page tests, and with every browser test on both kinds the suite took 30 minutes on
+    two cores (CI's budget is 20). Whole games with live streams across browsers
+    (``every_kind``) still run on PostgreSQL too."""
     if "database_kind" not in metafunc.fixturenames:
         return
+    definition = metafunc.definition
     kinds = [databases.SQLITE]
-    if not metafunc.definition.get_closest_marker("single_kind"):
+    if not definition.get_closest_marker("single_kind") and (
+        not definition.get_closest_marker("browser") or definition.get_closest_marker("every_kind")
+    ):
         kinds = databases.kinds()
     metafunc.parametrize("database_kind", kinds, indirect=True)
 

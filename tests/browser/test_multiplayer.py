@@ -53,6 +53,7 @@ def totals(page: Any) -> list[str]:
     return page.locator("#scoresheet tr.total td").all_inner_texts()
 
 
+@pytest.mark.every_kind
 def test_two_friends_play_a_whole_game_and_a_spectator_watches(
     browser: Any, server: Server, artifacts: Path
 ) -> None:

@@ -63,6 +63,7 @@ def api_post(server: Server, path: str, token: str, body: Any = None) -> dict[st
         return result
 
 
+@pytest.mark.every_kind
 def test_the_server_records_the_box_of_a_host_who_left_after_the_third_roll(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:
