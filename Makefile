@@ -11,9 +11,12 @@ LOCALES := fr fi hu th he
 
 # Dependencies come from uv.lock, installed by uv (pinned here, itself from PyPI into the venv).
 # `make lock` re-resolves after pyproject.toml's dependencies change; --locked refuses a stale lock.
+# Installed with their bytecode: where PYTHONDONTWRITEBYTECODE is set (as on our machines) every
+# process otherwise compiled what it imported: 6.0 s of CPU to import the app, 2.3 s with it.
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
-UV_SYNC := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(UV) sync --locked --inexact
+UV_SYNC := UV_PROJECT_ENVIRONMENT=$(VENV) UV_PYTHON_DOWNLOADS=never $(UV) sync --locked --inexact \
+	--compile-bytecode
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -55,6 +58,7 @@ test: $(VENV)/.dev translations node_modules/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/python -m compileall -q app migrations  # as the image does: the servers start faster
 	$(BIN)/python -m pytest -n $(TEST_WORKERS)
 
 ## Re-extract the messages of Python code and templates into the template and every catalog
