@@ -45,6 +45,16 @@ def bus(server: RedisServer, broker: Broker, versions: Versions, **options: floa
     )
 
 
+async def started(
+    server: RedisServer, broker: Broker, versions: Versions | None = None
+) -> RedisBus:
+    """A worker's bus on ``broker`` (no periodic check in a test's time), once it is up."""
+    worker = bus(server, broker, versions or Versions(), check_seconds=600)
+    await worker.start()
+    await until(lambda: worker.status == "up", "the bus never came up")
+    return worker
+
+
 async def until(condition: object, what: str) -> None:
     deadline = asyncio.get_running_loop().time() + WAIT
     while not condition():  # type: ignore[operator]
@@ -128,9 +138,7 @@ def test_a_move_made_while_a_stream_s_subscription_was_on_its_way_is_caught_up(
 ) -> None:
     async def scenario() -> None:
         broker, versions = Broker(), Versions()
-        worker = bus(redis_server, broker, versions, check_seconds=600)
-        await worker.start()
-        await until(lambda: worker.status == "up", "the bus never came up")
+        worker = await started(redis_server, broker, versions)
         versions.current["g1"] = 3  # committed and told before the channel was heard
         subscription = broker.subscribe("g1")
         # Read from the database once the channel is heard: no periodic check for 600 s.
@@ -146,12 +154,11 @@ def test_a_full_outgoing_queue_drops_and_counts_never_blocks(
     monkeypatch.setattr(redis_bus, "MAX_OUTGOING", 50)
 
     async def scenario() -> None:
-        sender = bus(redis_server, Broker(), Versions(), check_seconds=600)
         watching = Broker()
-        receiver = bus(redis_server, watching, Versions(), check_seconds=600)
-        await sender.start()
-        await receiver.start()
-        await until(lambda: sender.status == receiver.status == "up", "the bus never came up")
+        sender, receiver = (
+            await started(redis_server, Broker()),
+            await started(redis_server, watching),
+        )
         watching.subscribe("g1")
         await until_heard(redis_server, "penta-test:g1")
         for version in range(1, 61):  # on the loop: the sender cannot drain meanwhile
@@ -170,9 +177,7 @@ def test_a_full_outgoing_queue_drops_and_counts_never_blocks(
 def test_malformed_messages_are_ignored_and_the_bus_goes_on(redis_server: RedisServer) -> None:
     async def scenario() -> None:
         broker = Broker()
-        receiver = bus(redis_server, broker, Versions(), check_seconds=600)
-        await receiver.start()
-        await until(lambda: receiver.status == "up", "the bus never came up")
+        receiver = await started(redis_server, broker)
         subscription = broker.subscribe("g1")
         await until_heard(redis_server, "penta-test:g1")
         client = Redis.from_url(redis_server.url)
