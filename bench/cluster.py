@@ -2,7 +2,7 @@
 they carry when each has a fixed share of a CPU.
 
     .venv/bin/python bench/cluster.py [--games 40] [--think-ms 400] [--seconds 15]
-                                      [--share 0.2] [--workers 1 2 4]
+                                      [--share 0.2] [--workers 1 2 4] [--rounds 5]
 
 Needs PostgreSQL on 127.0.0.1:5432 (``PENTA_BENCH_POSTGRES_URL``: an admin URL; a database
 ``penta_bus_bench_…`` is made and dropped) and ``redis-server`` (run here, on a free port).
@@ -25,6 +25,13 @@ Two phases per N:
 * **fixed share**: each worker confined to ``--share`` of one CPU (a cgroup v1 ``cpu`` quota,
   or skipped if none can be made), clients acting without pause: the actions per second, which
   grow with N while coordination is cheap.
+
+One run of a cell moves by 15-20 % from the next on this machine, more than the ±15 % it is
+to judge, so the measurement is made ``--rounds`` times, each round one fresh cluster of every
+N after the other (a drift of the machine then touches every N of a round alike). Printed: each
+cell's median over the rounds, and its ratio to one worker as the median of the ratios within
+each round. Every stream must open (200) and the load must be the same for every N: the events
+per action are printed beside the CPU, since a stream that receives fewer events costs less.
 """
 
 from __future__ import annotations
@@ -50,7 +57,9 @@ from sqlalchemy.engine import make_url
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench import cluster_figures as figures  # noqa: E402
 from bench.client import Connection  # noqa: E402
+from bench.cluster_figures import ONE, Round  # noqa: E402
 from bench.load import _next_action, think  # noqa: E402
 from bench.servers import Uvicorn, ensure_strategy_table, free_port  # noqa: E402
 
@@ -117,9 +126,11 @@ class Cluster:
             "PENTA_RATE_LIMIT_PER_MINUTE": "0",
             "PENTA_ACTIONS_PER_MINUTE": "0",
             "PENTA_SEAT_ACTIONS_PER_MINUTE": "0",
-            # Every client streams from 127.0.0.1: with the cap of 16 per address, one worker
-            # served 16 of the 40 streams, two 32, four all 40, and the fixed load was not.
+            # Every client connects from 127.0.0.1. With the caps per address one worker
+            # refused 16 of the 40 streams (16 streams; later 64 connections: 40 clients'
+            # requests and 40 streams), and one worker was measured under a lighter load.
             "PENTA_MAX_STREAMS_PER_ADDRESS": "0",
+            "PENTA_MAX_CONNECTIONS_PER_ADDRESS": "0",
         }
         self.workers = []
         for number in range(workers):  # one by one: the first migrates
@@ -182,18 +193,25 @@ class Client:
     """One game after another, each move sent to the next worker, one stream open."""
 
     def __init__(
-        self, ports: list[int], index: int, pause: float, stop_at: float, *, spread: str
+        self,
+        ports: list[int],
+        index: int,
+        pause: float,
+        window: tuple[float, float],
+        *,
+        spread: str,
     ) -> None:
         self.sticky = spread != "alternate"
-        self.stream_beside = 0 if spread == "routed" else 1
+        self.stream_beside = 0 if spread in ("routed", ONE) else 1
         """The stream's worker: the moves' (routed), or the next one."""
         self.connections = [Connection("127.0.0.1", port) for port in ports]
         self.ports = ports
         self.index = index
         self.pause = pause
-        self.stop_at = stop_at
+        self.measure_from, self.stop_at = window
         self.latencies: list[tuple[float, float]] = []  # (answered at, seconds)
         self.events = 0
+        """The ``game`` events its streams received in the measured window."""
 
     async def run(self) -> None:
         stream: asyncio.Task[None] | None = None
@@ -208,7 +226,7 @@ class Client:
                     await first.request("POST", f"/api/v1/games/{game_id}/start", None, auth)
                 ).json()
                 if stream is not None:
-                    stream.cancel()
+                    _end(stream)
                 port = self.ports[(turn + self.stream_beside) % len(self.ports)]
                 stream = asyncio.create_task(self._stream(port, game_id))
                 while game["status"] == "playing" and time.perf_counter() < self.stop_at:
@@ -228,7 +246,7 @@ class Client:
                     game = answer.json()
         finally:
             if stream is not None:
-                stream.cancel()
+                _end(stream)
             for connection in self.connections:
                 await connection.close()
 
@@ -237,11 +255,32 @@ class Client:
         try:
             request = f"GET /api/v1/games/{game_id}/events HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
             writer.write(request.encode())
-            while line := await reader.readline():
-                if line.startswith(b"event: game"):
-                    self.events += 1
+            await read_events(reader, self)
         finally:
             writer.close()
+
+
+def _end(stream: asyncio.Task[None]) -> None:
+    """Close a game's stream; if it had failed (refused), say so."""
+    if stream.done() and not stream.cancelled() and (error := stream.exception()):
+        raise error
+    stream.cancel()
+
+
+class StreamRefusedError(RuntimeError):
+    """A live stream was not opened: the load would not be the one measured."""
+
+
+async def read_events(reader: asyncio.StreamReader, client: Client) -> None:
+    """Count the ``game`` events of a stream in the measured window into ``client.events``
+    until it ends; a stream answered with anything but 200 stops the bench rather than
+    lighten the load."""
+    status = await reader.readline()
+    if status.split(b" ", 2)[1:2] != [b"200"]:
+        raise StreamRefusedError(f"a live stream was refused: {status.decode().strip()!r}")
+    while line := await reader.readline():
+        if line.startswith(b"event: game"):
+            client.events += client.measure_from <= time.perf_counter() <= client.stop_at
 
 
 async def load(
@@ -251,7 +290,8 @@ async def load(
     ports = [worker.port for worker in cluster.workers]
     start = time.perf_counter()
     measure_from, stop_at = start + WARM_UP_SECONDS, start + WARM_UP_SECONDS + seconds
-    clients = [Client(ports, index, pause, stop_at, spread=spread) for index in range(games)]
+    window = measure_from, stop_at
+    clients = [Client(ports, index, pause, window, spread=spread) for index in range(games)]
     tasks = [asyncio.create_task(client.run()) for client in clients]
     await asyncio.sleep(max(measure_from - time.perf_counter(), 0))
     before = cluster.cpu()
@@ -284,65 +324,42 @@ def main() -> None:
     parser.add_argument("--share", type=float, default=0.2)
     parser.add_argument("--saturating-games", type=int, default=24)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
+    parser.add_argument("--rounds", type=int, default=5)
     arguments = parser.parse_args()
     table = ensure_strategy_table(ROOT / "data" / "bench-strategy")
-    fixed: dict[tuple[int, str], dict[str, Any]] = {}
-    shared: dict[int, dict[str, Any] | None] = {}
+    fixed: list[Round] = []
+    shared: list[dict[int, dict[str, Any] | None]] = []
     pause = arguments.think_ms / 1000
-    for workers in arguments.workers:
-        with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
-            cluster = Cluster(stack, Path(folder), table, workers)
-            for spread in SPREADS if workers > 1 else ("alternate",):
-                fixed[workers, spread] = uvloop.run(
-                    load(
-                        cluster,
-                        arguments.games,
-                        pause,
-                        arguments.seconds,
-                        spread=spread,
+    for number in range(arguments.rounds):
+        fixed.append({})
+        shared.append({})
+        for workers in arguments.workers:
+            print(f"round {number + 1}: {workers} workers", file=sys.stderr, flush=True)
+            with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
+                cluster = Cluster(stack, Path(folder), table, workers)
+                for spread in SPREADS if workers > 1 else (ONE,):
+                    fixed[-1][workers, spread] = uvloop.run(
+                        load(cluster, arguments.games, pause, arguments.seconds, spread=spread)
                     )
-                )
-            shared[workers] = None
-            if cluster.confine(arguments.share, stack):
-                shared[workers] = uvloop.run(
-                    load(cluster, arguments.saturating_games, 0, arguments.seconds)
-                )
+                shared[-1][workers] = None
+                if cluster.confine(arguments.share, stack):
+                    shared[-1][workers] = uvloop.run(
+                        load(cluster, arguments.saturating_games, 0, arguments.seconds)
+                    )
     print(
         f"\nfixed load: {arguments.games} games, think {arguments.think_ms:.0f} ms ±50 %, "
-        f"{arguments.seconds:.0f} s, one stream per game on another worker than its moves.\n"
+        f"{arguments.seconds:.0f} s, one stream per game; {arguments.rounds} rounds, medians.\n"
         "CPU ms per action (workers + this database's PostgreSQL backends + Redis). Moves go to "
         "the workers in turn (alternate) or each game's to one worker, its stream on another "
-        "(sticky) or on that one (routed, as nginx routes them)."
+        "(sticky) or on that one (routed, as nginx routes them). 'vs fewest': the median of "
+        "each round's ratio of the total to the fewest workers' in that round."
     )
-    print(
-        "workers  spread     actions/s  workers  postgres  redis  total  p50 ms  p99 ms"
-        "  events  new backends"
-    )
-    for (workers, spread), result in fixed.items():
-        cpu = result["cpu"]
-        per = {
-            tier: cpu[tier] * 1000 / max(result["actions"], 1)
-            for tier in ("workers", "postgres", "redis")
-        }
-        print(
-            f"{workers:7d}  {spread:9s}  {result['actions'] / result['seconds']:9.1f}  "
-            f"{per['workers']:7.2f}  {per['postgres']:8.2f}  {per['redis']:5.2f}  "
-            f"{sum(per.values()):5.2f}  {result['p50']:6.1f}  {result['p99']:6.1f}  "
-            f"{result['events']:6d}  {cpu['new backends']:12.0f}"
-        )
+    print(figures.table(fixed))
     print(
         f"\nfixed share: each worker held to {arguments.share:.0%} of a CPU (cgroup quota), "
         f"{arguments.saturating_games} clients without pause, moves alternating"
     )
-    print("workers  actions/s  p50 ms  p99 ms")
-    for workers, result in shared.items():
-        if result is None:
-            print(f"{workers:7d}  (no cgroup could be made: not measured)")
-            continue
-        print(
-            f"{workers:7d}  {result['actions'] / result['seconds']:9.1f}  "
-            f"{result['p50']:6.1f}  {result['p99']:6.1f}"
-        )
+    print(figures.shares(shared))
 
 
 if __name__ == "__main__":
