@@ -2,10 +2,8 @@
 Redis pub/sub channel, which version it reached, and each passes that on to its own streams.
 
 A worker listens to the games its streams watch, and to those it writes beside another worker
-(``Snapshots.shared_ids``: a load found its kept copy moved on by another), not to every move
-of every game: with every worker hearing every move, each move cost every worker a parse and
-a follow, and CPU per action grew with the number of workers (bench/cluster.py). With nginx
-sending each game to one worker (``deploy/nginx.conf``), most games are heard by nobody.
+(:mod:`app.bus.subscriptions`). With nginx sending each game to one worker
+(``deploy/nginx.conf``), most games are heard by nobody.
 
 A move is told as what it changed (``change``: the row and seats after it without their
 secrets, and the log entries it appended, see :mod:`app.bus.messages`): a worker that keeps
@@ -43,10 +41,10 @@ from typing import TYPE_CHECKING
 
 from anyio import to_thread
 from redis.asyncio import Redis
-from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
 from app.bus import messages
+from app.bus.subscriptions import GameChannels
 from app.service.events import Broker
 from app.service.reactions import Reaction
 
@@ -111,9 +109,9 @@ class RedisBus:
         """Follows the others' change messages (None: each is read as its version alone)."""
         self.view_of = view_of
         """The view of a followed snapshot, made only for a game this worker's streams watch."""
-        self.shared_of = shared_of
-        """The games this worker writes that others write too (see ``Snapshots.shared_ids``):
-        heard of besides those its streams watch, so that it follows their moves."""
+        self.channels = GameChannels(f"{channel}:", broker, shared_of, self.resync)
+        """The game channels heard: those of the games its streams watch, and of those it
+        writes that others write too (see ``Snapshots.shared_ids``), to follow their moves."""
         self.origin = secrets.token_hex(8)
         self._mine = tuple(
             f"{kind}{self.origin} " for kind in ("", "change ", "signal ", "presence ")
@@ -140,13 +138,6 @@ class RedisBus:
         """``(channel, message)`` waiting to be sent."""
         self._lock = threading.Lock()
         self._subscribed = False
-        self._pubsub: PubSub | None = None
-        self._heard: set[str] = set()
-        """The games whose channels this worker is subscribed to (or asked to be)."""
-        self._rewatch = asyncio.Event()
-        self._fresh: set[str] = set()
-        """Games whose channel was just subscribed to: checked against the database once."""
-        self._catch_up = asyncio.Event()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._loop_thread: int | None = None
         self._send = asyncio.Event()
@@ -158,7 +149,7 @@ class RedisBus:
     def game_channel(self, game_id: str) -> str:
         """The channel of one game's changes and reactions: a worker hears those of the games
         its streams watch and of those it shares, not every move of every game."""
-        return f"{self.channel}:{game_id}"
+        return self.channels.channel(game_id)
 
     def publish(self, game_id: str, version: int, view: GameView | None) -> None:
         """Tell this worker's streams at once (with the view), then the other workers: the
@@ -183,7 +174,7 @@ class RedisBus:
     def watched_changed(self) -> None:
         """The games this worker must hear of changed (a game's first stream opened or its
         last closed, a game became shared or was dropped): subscribe anew, soon. Any thread."""
-        self._on_loop(self._rewatch.set)
+        self._on_loop(self.channels.changed)
 
     def _on_loop(self, callback: Callable[[], object]) -> None:
         loop = self._loop
@@ -234,8 +225,8 @@ class RedisBus:
         workers = (
             (self._listen, "bus-listen"),
             (self._sender, "bus-send"),
-            (self._watcher, "bus-watch"),
-            (self._catcher, "bus-catch-up"),
+            (self.channels.keep, "bus-watch"),
+            (self.channels.catch_up, "bus-catch-up"),
         )
         for work, name in workers:
             self._tasks.append(asyncio.create_task(work(), name=name))
@@ -280,15 +271,11 @@ class RedisBus:
 
     async def _listen(self) -> None:
         waits = reconnect_waits()
-        prefix = self.game_channel("").encode()
         while True:
             pubsub = self._client.pubsub()
             try:
-                self._heard = self._watched()
-                channels = [self.game_channel(game_id) for game_id in self._heard]
-                await pubsub.subscribe(self.channel, *channels)
-                self._pubsub = pubsub
-                self._rewatch.set()  # a stream that opened meanwhile
+                await pubsub.subscribe(self.channel, *self.channels.connecting())
+                self.channels.connected(pubsub)
                 self._set_subscribed(True)  # and whatever was missed while away is read
                 waits = reconnect_waits()
                 while True:
@@ -297,54 +284,18 @@ class RedisBus:
                         continue
                     if message["type"] == "message":
                         self._receive(message["data"])
-                    elif message["type"] == "subscribe" and message["channel"].startswith(prefix):
-                        # Heard from now on: what was committed before is in the database.
-                        self._fresh.add(message["channel"][len(prefix) :].decode())
-                        self._catch_up.set()
+                    elif message["type"] == "subscribe":
+                        self.channels.confirmed(message["channel"])
             except (RedisError, OSError) as error:
                 if self._subscribed:
                     logger.warning("live updates: the bus is down (%s); streams poll", error)
                 self._set_subscribed(False)
             finally:
-                self._pubsub = None
+                self.channels.pubsub = None
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(next(waits))
             self.counts["reconnects"] += 1
-
-    def _watched(self) -> set[str]:
-        """The games this worker must hear of: those its streams watch, those it shares."""
-        return {*self.broker.game_ids(), *self.shared_of()}
-
-    async def _watcher(self) -> None:
-        """Keep the game channels subscribed to those of :meth:`_watched` (while connected:
-        a reconnection subscribes to all of them at once)."""
-        while True:
-            await self._rewatch.wait()
-            self._rewatch.clear()
-            pubsub = self._pubsub
-            if pubsub is None:
-                continue
-            wanted = self._watched()
-            new, gone = wanted - self._heard, self._heard - wanted
-            self._heard = wanted
-            try:
-                if new:
-                    await pubsub.subscribe(*(self.game_channel(game_id) for game_id in new))
-                if gone:
-                    await pubsub.unsubscribe(*(self.game_channel(game_id) for game_id in gone))
-            except (RedisError, OSError):  # the listener reconnects, with all of them
-                continue
-
-    async def _catcher(self) -> None:
-        """Check the games whose channel was just subscribed to against the database once: a
-        move committed while the subscription was on its way was told to nobody here."""
-        while True:
-            await self._catch_up.wait()
-            self._catch_up.clear()
-            fresh, self._fresh = self._fresh, set()
-            watched = [game_id for game_id in fresh if self.broker.count(game_id)]
-            await self.resync(watched)
 
     def _receive(self, data: bytes | str) -> None:
         try:
