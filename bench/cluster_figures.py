@@ -50,6 +50,8 @@ class Row:
     actions_per_second: float
     events_per_action: float
     p99: float
+    new_backends: float
+    """PostgreSQL backends started in the measured window (each costs milliseconds of CPU)."""
 
     @property
     def within_target(self) -> bool:
@@ -85,6 +87,7 @@ def rows(rounds: list[Round]) -> list[Row]:
                     one["events"] / max(one["actions"], 1) for one in results
                 ),
                 p99=statistics.median(one["p99"] for one in results),
+                new_backends=statistics.median(one["cpu"]["new backends"] for one in results),
             )
         )
     return result
@@ -94,7 +97,7 @@ def table(rounds: list[Round]) -> str:
     """The fixed load's table."""
     lines = [
         "workers  spread     actions/s  events/action  workers  postgres  redis  total"
-        "  (rounds' range)  p99 ms  vs fewest  (rounds' ratios)  ±15 %"
+        "  (rounds' range)  p99 ms  new backends  vs fewest  (rounds' ratios)  ±15 %"
     ]
     for row in rows(rounds):
         spread = " ".join(f"{ratio:.2f}" for ratio in row.ratios)
@@ -102,7 +105,8 @@ def table(rounds: list[Round]) -> str:
             f"{row.workers:7d}  {row.spread:9s}  {row.actions_per_second:9.1f}  "
             f"{row.events_per_action:13.2f}  {row.cpu['workers']:7.2f}  "
             f"{row.cpu['postgres']:8.2f}  {row.cpu['redis']:5.2f}  {row.cpu['total']:5.2f}"
-            f"  ({row.low:5.2f}-{row.high:5.2f})  {row.p99:6.1f}  {row.ratio - 1:+8.0%}"
+            f"  ({row.low:5.2f}-{row.high:5.2f})  {row.p99:6.1f}  {row.new_backends:12.0f}"
+            f"  {row.ratio - 1:+9.0%}"
             f"  ({spread})  {'yes' if row.within_target else 'NO'}"
         )
     return "\n".join(lines)
