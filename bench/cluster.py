@@ -7,9 +7,8 @@ they carry when each has a fixed share of a CPU.
 Needs PostgreSQL on 127.0.0.1:5432 (``PENTA_BENCH_POSTGRES_URL``: an admin URL; a database
 ``penta_bus_bench_…`` is made and dropped) and ``redis-server`` (run here, on a free port).
 For each number of workers N, N uvicorn processes serve one database and one bus; each
-game's client sends its moves to the workers in turn (so every move follows one made on
-another worker, the case that costs the most) and holds one live stream on a worker other
-than its first. How the moves and streams of a game spread over the workers:
+game's client plays one game after another through the API and holds one live stream of its
+game. How the moves and streams of a game spread over the workers:
 
 * **alternate**: each move to the next worker (no proxy affinity: the most the bus can cost);
 * **sticky**: every move to the game's first worker, its stream on another (a spectator on
@@ -245,10 +244,10 @@ class Client:
                     self.latencies.append((finished, finished - started))
                     game = answer.json()
         finally:
-            if stream is not None:
-                _end(stream)
             for connection in self.connections:
                 await connection.close()
+            if stream is not None:
+                _end(stream)
 
     async def _stream(self, port: int, game_id: str) -> None:
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
@@ -276,7 +275,7 @@ async def read_events(reader: asyncio.StreamReader, client: Client) -> None:
     until it ends; a stream answered with anything but 200 stops the bench rather than
     lighten the load."""
     status = await reader.readline()
-    if status.split(b" ", 2)[1:2] != [b"200"]:
+    if status.split()[1:2] != [b"200"]:
         raise StreamRefusedError(f"a live stream was refused: {status.decode().strip()!r}")
     while line := await reader.readline():
         if line.startswith(b"event: game"):
@@ -326,6 +325,8 @@ def main() -> None:
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--rounds", type=int, default=5)
     arguments = parser.parse_args()
+    if arguments.rounds < 1:
+        parser.error("--rounds: at least 1")
     table = ensure_strategy_table(ROOT / "data" / "bench-strategy")
     fixed: list[Round] = []
     shared: list[dict[int, dict[str, Any] | None]] = []
@@ -351,8 +352,9 @@ def main() -> None:
         f"{arguments.seconds:.0f} s, one stream per game; {arguments.rounds} rounds, medians.\n"
         "CPU ms per action (workers + this database's PostgreSQL backends + Redis). Moves go to "
         "the workers in turn (alternate) or each game's to one worker, its stream on another "
-        "(sticky) or on that one (routed, as nginx routes them). 'vs fewest': the median of "
-        "each round's ratio of the total to the fewest workers' in that round."
+        "(sticky) or on that one (routed, as nginx routes them). Each column is its own median "
+        "over the rounds (the tiers' medians need not add up to the total's). 'vs fewest': the "
+        "median of each round's ratio of the total to the fewest workers' in that round."
     )
     print(figures.table(fixed))
     print(

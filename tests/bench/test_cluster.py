@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bench.cluster import Client, StreamRefusedError, read_events
+from bench.cluster import Client, StreamRefusedError, _end, read_events
 from bench.cluster_figures import ONE, rows, shares
 from tests.hardening.conftest import run_async
 
@@ -21,15 +21,17 @@ def _client(measure_from: float, stop_at: float) -> Client:
     return Client([], 0, 0.0, (measure_from, stop_at), spread="routed")
 
 
-def _read(head: bytes, client: Client) -> None:
-    async def read() -> None:
-        reader = asyncio.StreamReader()
-        reader.feed_data(head)
-        reader.feed_data(b"event: game\nid: 3\ndata: {}\n\nevent: game\nid: 4\ndata: {}\n\n")
-        reader.feed_eof()
-        await read_events(reader, client)
+async def _feed(head: bytes, client: Client) -> None:
+    """A stream of two game events, answered with ``head``, read by ``client``."""
+    reader = asyncio.StreamReader()
+    reader.feed_data(head)
+    reader.feed_data(b"event: game\nid: 3\ndata: {}\n\nevent: game\nid: 4\ndata: {}\n\n")
+    reader.feed_eof()
+    await read_events(reader, client)
 
-    run_async(read())
+
+def _read(head: bytes, client: Client) -> None:
+    run_async(_feed(head, client))
 
 
 def test_a_refused_stream_stops_the_bench_instead_of_lightening_the_load() -> None:
@@ -37,6 +39,22 @@ def test_a_refused_stream_stops_the_bench_instead_of_lightening_the_load() -> No
     with pytest.raises(StreamRefusedError, match="429 Too Many Requests"):
         _read(b"HTTP/1.1 429 Too Many Requests\r\ncontent-length: 0\r\n\r\n", client)
     assert client.events == 0
+    # Its stream runs beside the client's moves: the error reaches the bench when it ends.
+    refused = _client(0, float("inf"))
+
+    async def stream_then_end() -> None:
+        task = asyncio.create_task(_feed(b"HTTP/1.1 429 Too Many Requests\r\n\r\n", refused))
+        await asyncio.sleep(0.01)
+        _end(task)
+
+    with pytest.raises(StreamRefusedError):
+        run_async(stream_then_end())
+
+
+def test_a_stream_answered_without_a_reason_phrase_is_open() -> None:
+    client = _client(0, float("inf"))
+    _read(b"HTTP/1.1 200\r\n\r\n", client)
+    assert client.events == 2
 
 
 def test_a_stream_counts_its_game_events_in_the_measured_window_only() -> None:
@@ -46,12 +64,21 @@ def test_a_stream_counts_its_game_events_in_the_measured_window_only() -> None:
     after = _client(0, time.perf_counter() - 1)
     _read(b"HTTP/1.1 200 OK\r\n\r\n", after)
     assert after.events == 0
+    before = _client(time.perf_counter() + 60, float("inf"))
+    _read(b"HTTP/1.1 200 OK\r\n\r\n", before)
+    assert before.events == 0
 
 
-def _measured(cpu_seconds: float, actions: int = 1000, events: int = 1000) -> dict[str, Any]:
+def _measured(
+    cpu_seconds: float,
+    actions: int = 1000,
+    events: int = 1000,
+    p99: float = 20.0,
+    new_backends: int = 0,
+) -> dict[str, Any]:
     """A cell's measurement whose CPU is all the workers'."""
-    cpu = {"workers": cpu_seconds, "postgres": 0.0, "redis": 0.0, "new backends": 0}
-    return {"actions": actions, "seconds": 10.0, "cpu": cpu, "events": events, "p99": 20.0}
+    cpu = {"workers": cpu_seconds, "postgres": 0.0, "redis": 0.0, "new backends": new_backends}
+    return {"actions": actions, "seconds": 10.0, "cpu": cpu, "events": events, "p99": p99}
 
 
 def test_a_cell_is_compared_with_the_fewest_workers_of_its_own_round() -> None:
@@ -69,6 +96,32 @@ def test_a_cell_is_compared_with_the_fewest_workers_of_its_own_round() -> None:
     assert two.cpu["total"] == pytest.approx(8.8)  # ms per action, median of 5.5, 8.8, 9.0
     assert (two.low, two.high) == pytest.approx((5.5, 9.0))
     assert two.events_per_action == 1.0
+
+
+def test_every_column_is_the_median_of_its_rounds() -> None:
+    busy = _measured(9.0, actions=2000, events=3000, p99=90, new_backends=7)
+    rounds = [
+        {(1, ONE): _measured(5.0), (2, "routed"): _measured(5.5, p99=10)},
+        {(1, ONE): _measured(5.0), (2, "routed"): _measured(8.8, actions=900)},
+        {(1, ONE): _measured(5.0), (2, "routed"): busy},
+    ]
+    two = rows(rounds)[1]
+    assert two.cpu["workers"] == pytest.approx(5.5)  # of 5.5, 9.78, 4.5 ms per action
+    assert two.actions_per_second == 100.0  # of 100, 90, 200
+    assert two.events_per_action == pytest.approx(1000 / 900)  # of 1.0, 1.11, 1.5
+    assert (two.p99, two.new_backends) == (20.0, 0)  # of 10, 20, 90 and of 0, 0, 7
+
+
+def test_without_one_worker_a_cell_is_compared_with_the_same_spread_on_the_fewest() -> None:
+    rounds = [
+        {
+            (2, "routed"): _measured(5.0),
+            (2, "alternate"): _measured(6.0),
+            (4, "routed"): _measured(5.5),
+            (4, "alternate"): _measured(9.0),
+        }
+    ]
+    assert [row.ratio for row in rows(rounds)] == pytest.approx([1.0, 1.0, 1.10, 1.50])
 
 
 def test_a_cell_beyond_fifteen_percent_is_not_within_the_target() -> None:
