@@ -178,10 +178,10 @@ class Settings(BaseSettings):
         default=0.25,
         gt=0,
         le=60,
-        description="With several workers: how often each looks for deadlines (a computer "
-        "seat's step, a turn timer, the auto-confirm) more than this overdue, which the worker "
-        "that was to play them has not (it died): a crash delays such a step by at most twice "
-        "this.",
+        description="With several workers: how often one of them (each in turn, through "
+        "Redis) looks for deadlines (a computer seat's step, a turn timer, the auto-confirm) "
+        "more than this overdue, which the worker that was to play them has not (it died): a "
+        "crash delays such a step by at most three times this.",
     )
 
     @field_validator("bus_url")

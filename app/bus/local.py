@@ -25,6 +25,10 @@ class Bus(Protocol):
     def share_presence(self, presence: Presence) -> None:
         """Join ``presence`` to the other workers' (who has which game open)."""
 
+    async def takeover_turn(self, seconds: float) -> bool:
+        """Whether this worker looks for the deadlines others left overdue now, for
+        ``seconds`` the one worker that does."""
+
     async def start(self) -> None: ...
 
     async def stop(self) -> None: ...
@@ -49,6 +53,9 @@ class LocalBus:
 
     def share_presence(self, presence: Presence) -> None:
         return None  # this process's streams are all there is
+
+    async def takeover_turn(self, seconds: float) -> bool:
+        return True  # the only worker
 
     async def start(self) -> None:
         return None

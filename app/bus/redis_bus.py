@@ -63,6 +63,10 @@ RECONNECT_MIN_SECONDS = 0.2
 RECONNECT_MAX_SECONDS = 10.0
 """Bounds of the jittered, doubling wait between two reconnection attempts."""
 
+TURN_SHARE = 0.9
+"""A turn to look for overdue deadlines lasts this share of the period between looks: a little
+less, so that one worker alone takes every turn, however its looks drift."""
+
 _JITTER = secrets.SystemRandom()
 
 
@@ -190,6 +194,23 @@ class RedisBus:
         """Tell the others this worker's streams of each seat, and ``presence`` theirs."""
         self.presence = presence
         presence.streams_listeners.append(self._streams_changed)
+
+    async def takeover_turn(self, seconds: float) -> bool:
+        """Whether this worker is the one of all to look for overdue deadlines now: it takes
+        the turn in Redis (``SET NX PX``, for :data:`TURN_SHARE` of ``seconds``) unless
+        another holds it. While Redis is away, every worker looks."""
+        if not self._subscribed:
+            return True
+        try:
+            taken = await self._client.set(
+                f"{self.channel}:takeover-turn",
+                self.origin,
+                nx=True,
+                px=max(int(seconds * TURN_SHARE * 1000), 1),
+            )
+        except (RedisError, OSError):
+            return True
+        return bool(taken)
 
     def _streams_changed(self, game_id: str, seat: int | None, streams: int) -> None:
         for message in messages.presence_messages(self.origin, [(game_id, seat, streams)]):

@@ -12,7 +12,11 @@ database has it), so two workers never play the same deadline. A worker looks on
 deadlines of the changes it made itself, and, every ``takeover_seconds``, asks the database
 for the few that are more than that overdue: those a worker that died (or is stalled) left,
 which it then plays. So a deadline is looked at by one worker, not by every worker that
-heard of its game, and a crash delays the step by at most twice ``takeover_seconds``.
+heard of its game. The look itself is taken in turns: in each ``takeover_seconds`` one worker
+looks, whichever takes the turn first (``take_turn``, a lease in Redis), so the looks cost
+the database the same with one worker or forty (each cost about 2 ms of a worker's CPU and
+a query, four times a second per worker: bench/cluster.py). A crash delays the step by at
+most three times ``takeover_seconds`` (twice while Redis is away and every worker looks).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from anyio import to_thread
@@ -45,11 +50,23 @@ def _now() -> datetime:
 class Scheduler:
     """One asyncio task that plays every game's due step at its ``due_at``."""
 
-    def __init__(self, service: GameService, *, takeover_seconds: float | None = None) -> None:
+    def __init__(
+        self,
+        service: GameService,
+        *,
+        takeover_seconds: float | None = None,
+        take_turn: Callable[[float], Awaitable[bool]] | None = None,
+    ) -> None:
         """``takeover_seconds``: with other workers, how often to look for the deadlines they
-        left overdue by more than that (None: never; one process plays all of its own)."""
+        left overdue by more than that (None: never; one process plays all of its own).
+        ``take_turn(seconds)``: whether this worker is the one to look now, of all of them,
+        for that long (None: it always is)."""
         self.service = service
         self.takeover_seconds = takeover_seconds
+        self.take_turn = take_turn
+        self.looks = 0
+        """Looks for overdue deadlines made; ``turns_missed``: those left to another worker."""
+        self.turns_missed = 0
         self._takeover: asyncio.Task[None] | None = None
         self._due: dict[str, datetime] = {}
         self._loop: asyncio.AbstractEventLoop | None = None
@@ -107,6 +124,10 @@ class Scheduler:
         :data:`TAKEOVER_BATCH`, the most overdue first): their worker has not played them."""
         while True:
             await asyncio.sleep(every)
+            if self.take_turn is not None and not await self.take_turn(every):
+                self.turns_missed += 1
+                continue
+            self.looks += 1
             try:
                 due = await to_thread.run_sync(self.service.overdue_games, every, TAKEOVER_BATCH)
             except Exception:  # the database is away: the next look tries again

@@ -70,7 +70,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     # With several workers, each also takes over the deadlines others left (see Scheduler).
     runner = Scheduler(
-        service, takeover_seconds=settings.takeover_seconds if settings.bus_url else None
+        service,
+        takeover_seconds=settings.takeover_seconds if settings.bus_url else None,
+        take_turn=bus.takeover_turn,
     )
     sweeper = RetentionSweeper(
         service.changes,
