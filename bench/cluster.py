@@ -3,6 +3,7 @@ they carry when each has a fixed share of a CPU.
 
     .venv/bin/python bench/cluster.py [--games 40] [--think-ms 400] [--seconds 15]
                                       [--share 0.2] [--workers 1 2 4] [--rounds 5]
+                                      [--idle-seconds 10]
 
 Needs PostgreSQL on 127.0.0.1:5432 (``PENTA_BENCH_POSTGRES_URL``: an admin URL; a database
 ``penta_bus_bench_…`` is made and dropped) and ``redis-server`` (run here, on a free port).
@@ -15,8 +16,10 @@ game. How the moves and streams of a game spread over the workers:
   another worker);
 * **routed**: moves and stream on the game's one worker, as ``deploy/nginx.conf`` routes them.
 
-Two phases per N:
+Three phases per N:
 
+* **idle**: ``--idle-seconds`` with no load at all, the CPU of the workers, their backends and
+  Redis per second: what each worker costs whatever it serves (its timers and checks);
 * **fixed load**: ``--games`` clients thinking ``--think-ms`` (±50 %) between actions, a load
   below saturation. The CPU time of the workers, of this database's PostgreSQL backends and
   of Redis (from /proc, summed) divided by the actions: on two shared cores the throughput
@@ -282,6 +285,17 @@ async def read_events(reader: asyncio.StreamReader, client: Client) -> None:
             client.events += client.measure_from <= time.perf_counter() <= client.stop_at
 
 
+async def idle(cluster: Cluster, seconds: float) -> float:
+    """CPU ms per second that the cluster (workers, this database's backends, Redis) spends
+    with no load at all: what each worker costs whatever it serves."""
+    await asyncio.sleep(WARM_UP_SECONDS)  # past the workers' start
+    before = cluster.cpu()
+    backends = await cluster.backend_cpu(time.perf_counter() + seconds)
+    after = cluster.cpu()
+    spent = sum(after[tier] - before[tier] for tier in after) + backends["postgres"]
+    return spent * 1000 / seconds
+
+
 async def load(
     cluster: Cluster, games: int, pause: float, seconds: float, *, spread: str = "alternate"
 ) -> dict[str, Any]:
@@ -324,20 +338,24 @@ def main() -> None:
     parser.add_argument("--saturating-games", type=int, default=24)
     parser.add_argument("--workers", type=int, nargs="+", default=[1, 2, 4])
     parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--idle-seconds", type=float, default=10)
     arguments = parser.parse_args()
     if arguments.rounds < 1:
         parser.error("--rounds: at least 1")
     table = ensure_strategy_table(ROOT / "data" / "bench-strategy")
     fixed: list[Round] = []
     shared: list[dict[int, dict[str, Any] | None]] = []
+    idles: list[dict[int, float]] = []
     pause = arguments.think_ms / 1000
     for number in range(arguments.rounds):
         fixed.append({})
         shared.append({})
+        idles.append({})
         for workers in arguments.workers:
             print(f"round {number + 1}: {workers} workers", file=sys.stderr, flush=True)
             with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
                 cluster = Cluster(stack, Path(folder), table, workers)
+                idles[-1][workers] = uvloop.run(idle(cluster, arguments.idle_seconds))
                 for spread in SPREADS if workers > 1 else (ONE,):
                     fixed[-1][workers, spread] = uvloop.run(
                         load(cluster, arguments.games, pause, arguments.seconds, spread=spread)
@@ -362,6 +380,11 @@ def main() -> None:
         f"{arguments.saturating_games} clients without pause, moves alternating"
     )
     print(figures.shares(shared))
+    print(
+        f"\nidle: CPU ms per second of the workers, their PostgreSQL backends and Redis with no "
+        f"load ({arguments.idle_seconds:.0f} s after a fresh start)"
+    )
+    print(figures.idles(idles))
 
 
 if __name__ == "__main__":

@@ -128,3 +128,14 @@ def shares(rounds: list[dict[int, dict[str, Any] | None]]) -> str:
             f"({min(rates):5.1f}-{max(rates):5.1f})  {p99:6.1f}"
         )
     return "\n".join(lines)
+
+
+def idles(rounds: list[dict[int, float]]) -> str:
+    """The idle table: median CPU ms per second of each number of workers."""
+    lines = ["workers  CPU ms/s  (rounds' range)"]
+    for workers in rounds[0]:
+        spent = [measured[workers] for measured in rounds]
+        lines.append(
+            f"{workers:7d}  {statistics.median(spent):8.1f}  ({min(spent):5.1f}-{max(spent):5.1f})"
+        )
+    return "\n".join(lines)

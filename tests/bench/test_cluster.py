@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from bench.cluster import Client, StreamRefusedError, _end, read_events
-from bench.cluster_figures import ONE, rows, shares
+from bench.cluster_figures import ONE, idles, rows, shares
 from tests.hardening.conftest import run_async
 
 
@@ -143,3 +143,11 @@ def test_the_fixed_share_is_the_median_of_the_rounds_and_says_when_unmeasured() 
     )
     assert "     40.0  ( 30.0- 50.0)" in text
     assert "2  (no cgroup could be made: not measured)" in text
+
+
+def test_the_idle_cost_is_the_median_of_the_rounds() -> None:
+    text = idles([{1: 12.0, 4: 30.0}, {1: 20.0, 4: 40.0}, {1: 16.0, 4: 35.0}])
+    assert text.splitlines()[1:] == [
+        "      1      16.0  ( 12.0- 20.0)",
+        "      4      35.0  ( 30.0- 40.0)",
+    ]
