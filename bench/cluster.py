@@ -14,7 +14,10 @@ game. How the moves and streams of a game spread over the workers:
 * **alternate**: each move to the next worker (no proxy affinity: the most the bus can cost);
 * **sticky**: every move to the game's first worker, its stream on another (a spectator on
   another worker);
-* **routed**: moves and stream on the game's one worker, as ``deploy/nginx.conf`` routes them.
+* **routed**: moves and stream on the game's one worker, as ``deploy/nginx.conf`` routes them;
+* **apart**: as routed, but the N workers share nothing (a database each, no Redis), and
+  compared with one such worker: what N processes cost on these cores with nothing to
+  coordinate, the part of the others' growth with N that is not coordination.
 
 Three phases per N:
 
@@ -73,7 +76,10 @@ _TICKS = os.sysconf("SC_CLK_TCK")
 CGROUP_CPU = Path("/sys/fs/cgroup/cpu")
 PERIOD_US = 100_000
 SAMPLE_SECONDS = 0.1
-SPREADS = ("alternate", "sticky", "routed")
+ROUTED = "routed"
+SPREADS = ("alternate", "sticky", ROUTED)
+APART = "apart"
+"""N workers sharing no database and no bus, each game on one of them (as routed)."""
 REDIS_OPTIONS = ("--bind", "127.0.0.1", "--save", "", "--appendonly", "no")
 
 
@@ -105,25 +111,22 @@ def backends_of(database: str) -> list[int]:
 
 
 class Cluster:
-    """N workers, a database of their own and a redis-server, for one measurement."""
+    """N workers, a database of their own and a redis-server, for one measurement; or, ``apart``,
+    N workers that share nothing (a database each, no bus): the same processes on the same
+    cores with nothing to coordinate."""
 
-    def __init__(self, stack: ExitStack, folder: Path, table: Path, workers: int) -> None:
-        self.database = f"penta_bus_bench_{uuid.uuid4().hex[:8]}"
-        with psycopg.connect(libpq(ADMIN_URL), autocommit=True) as connection:
-            connection.execute(f'CREATE DATABASE "{self.database}"')
+    def __init__(
+        self, stack: ExitStack, folder: Path, table: Path, workers: int, *, apart: bool = False
+    ) -> None:
+        prefix = f"penta_bus_bench_{uuid.uuid4().hex[:8]}"
+        self.databases = [f"{prefix}_{number}" for number in range(workers if apart else 1)]
+        self.database = prefix
+        """The name the cgroups are made under."""
         stack.callback(self._drop)
-        self.redis_port = free_port()
-        redis_server = shutil.which("redis-server") or "redis-server"
-        self.redis = subprocess.Popen(
-            [redis_server, "--port", str(self.redis_port), *REDIS_OPTIONS, "--dir", str(folder)],
-            stdout=subprocess.DEVNULL,
-        )
-        stack.callback(self.redis.kill)
-        time.sleep(0.3)
-        url = make_url(ADMIN_URL).set(database=self.database)
+        with psycopg.connect(libpq(ADMIN_URL), autocommit=True) as connection:
+            for database in self.databases:
+                connection.execute(f'CREATE DATABASE "{database}"')
         environment = {
-            "PENTA_DATABASE_URL": url.render_as_string(hide_password=False),
-            "PENTA_BUS_URL": f"redis://127.0.0.1:{self.redis_port}/0",
             "PENTA_STRATEGY_TABLE": str(table),
             "PENTA_RATE_LIMIT_PER_MINUTE": "0",
             "PENTA_ACTIONS_PER_MINUTE": "0",
@@ -134,40 +137,60 @@ class Cluster:
             "PENTA_MAX_STREAMS_PER_ADDRESS": "0",
             "PENTA_MAX_CONNECTIONS_PER_ADDRESS": "0",
         }
+        self.redis: subprocess.Popen[bytes] | None = None
+        if not apart:
+            redis_port = free_port()
+            redis_server = shutil.which("redis-server") or "redis-server"
+            self.redis = subprocess.Popen(
+                [redis_server, "--port", str(redis_port), *REDIS_OPTIONS, "--dir", str(folder)],
+                stdout=subprocess.DEVNULL,
+            )
+            stack.callback(self.redis.kill)
+            time.sleep(0.3)
+            environment["PENTA_BUS_URL"] = f"redis://127.0.0.1:{redis_port}/0"
         self.workers = []
         for number in range(workers):  # one by one: the first migrates
             data = folder / f"worker{number}"
             data.mkdir()
-            env = {**environment, "PENTA_DATA_DIR": str(data)}
+            url = make_url(ADMIN_URL).set(database=self.databases[number % len(self.databases)])
+            env = {
+                **environment,
+                "PENTA_DATA_DIR": str(data),
+                "PENTA_DATABASE_URL": url.render_as_string(hide_password=False),
+            }
             server = Uvicorn("app.main:app", env, log=data / "server.log")
             self.workers.append(stack.enter_context(server))
 
     def _drop(self) -> None:
         with psycopg.connect(libpq(ADMIN_URL), autocommit=True) as connection:
-            connection.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            for database in self.databases:
+                connection.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
 
     def cpu(self) -> dict[str, float]:
         """CPU seconds so far of the workers and of Redis."""
         return {
             "workers": sum(worker.cpu_seconds() for worker in self.workers),
-            "redis": cpu_seconds(self.redis.pid),
+            "redis": cpu_seconds(self.redis.pid) if self.redis is not None else 0.0,
         }
 
     async def backend_cpu(self, until: float) -> dict[str, float]:
-        """The CPU seconds this database's PostgreSQL backends spend from now to ``until``.
+        """The CPU seconds these databases' PostgreSQL backends spend from now to ``until``.
 
         The pool opens and closes connections under load, and a backend that ends takes its
         CPU time with it: each is read every :data:`SAMPLE_SECONDS`, its last reading kept."""
-        first = {pid: cpu_seconds(pid) for pid in backends_of(self.database)}
+        first = {pid: cpu_seconds(pid) for pid in self._backends()}
         last = dict(first)
         while time.perf_counter() < until:
             await asyncio.sleep(SAMPLE_SECONDS)
-            for pid in backends_of(self.database):
+            for pid in self._backends():
                 last[pid] = max(last.get(pid, 0.0), cpu_seconds(pid))
         return {
             "postgres": sum(spent - first.get(pid, 0.0) for pid, spent in last.items()),
             "new backends": len(set(last) - set(first)),
         }
+
+    def _backends(self) -> list[int]:
+        return [pid for database in self.databases for pid in backends_of(database)]
 
     def confine(self, share: float, stack: ExitStack) -> bool:
         """Each worker in a cgroup of ``share`` of one CPU; False if none can be made."""
@@ -204,7 +227,7 @@ class Client:
         spread: str,
     ) -> None:
         self.sticky = spread != "alternate"
-        self.stream_beside = 0 if spread in ("routed", ONE) else 1
+        self.stream_beside = 0 if spread in (ROUTED, ONE) else 1
         """The stream's worker: the moves' (routed), or the next one."""
         self.connections = [Connection("127.0.0.1", port) for port in ports]
         self.ports = ports
@@ -365,12 +388,20 @@ def main() -> None:
                     shared[-1][workers] = uvloop.run(
                         load(cluster, arguments.saturating_games, 0, arguments.seconds)
                     )
+            # The same processes with nothing to share, compared with one worker alone: what
+            # more processes cost on these cores, coordination aside.
+            with tempfile.TemporaryDirectory() as folder, ExitStack() as stack:
+                cluster = Cluster(stack, Path(folder), table, workers, apart=True)
+                fixed[-1][workers, APART] = uvloop.run(
+                    load(cluster, arguments.games, pause, arguments.seconds, spread=ROUTED)
+                )
     print(
         f"\nfixed load: {arguments.games} games, think {arguments.think_ms:.0f} ms ±50 %, "
         f"{arguments.seconds:.0f} s, one stream per game; {arguments.rounds} rounds, medians.\n"
         "CPU ms per action (workers + this database's PostgreSQL backends + Redis). Moves go to "
         "the workers in turn (alternate) or each game's to one worker, its stream on another "
-        "(sticky) or on that one (routed, as nginx routes them). Each column is its own median "
+        "(sticky) or on that one (routed, as nginx routes them); apart: routed on workers that "
+        "share nothing (a database each, no Redis). Each column is its own median "
         "over the rounds (the tiers' medians need not add up to the total's). 'vs fewest': the "
         "median of each round's ratio of the total to the fewest workers' in that round."
     )

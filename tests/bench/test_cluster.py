@@ -151,3 +151,15 @@ def test_the_idle_cost_is_the_median_of_the_rounds() -> None:
         "      1      16.0  ( 12.0- 20.0)",
         "      4      35.0  ( 30.0- 40.0)",
     ]
+
+
+def test_workers_apart_are_compared_with_one_worker_apart() -> None:
+    rounds = [
+        {
+            (1, ONE): _measured(5.0),
+            (1, "apart"): _measured(4.0),
+            (2, "routed"): _measured(5.5),
+            (2, "apart"): _measured(4.4),
+        }
+    ]
+    assert [row.ratio for row in rows(rounds)] == pytest.approx([1.0, 1.0, 1.10, 1.10])
