@@ -64,13 +64,12 @@ def rows(rounds: list[Round]) -> list[Row]:
     for cell in rounds[0]:
         workers, spread = cell
         results = [measured[cell] for measured in rounds]
-        totals = [cpu_per_action(one)["total"] for one in results]
-        ratios = tuple(
-            cpu_per_action(measured[cell])["total"]
-            / cpu_per_action(baseline(measured, spread))["total"]
-            for measured in rounds
-        )
         per_tier = [cpu_per_action(one) for one in results]
+        totals = [one["total"] for one in per_tier]
+        ratios = tuple(
+            total / cpu_per_action(baseline(measured, spread))["total"]
+            for total, measured in zip(totals, rounds, strict=True)
+        )
         result.append(
             Row(
                 workers=workers,
