@@ -120,8 +120,8 @@ class Cluster:
     ) -> None:
         prefix = f"penta_bus_bench_{uuid.uuid4().hex[:8]}"
         self.databases = [f"{prefix}_{number}" for number in range(workers if apart else 1)]
-        self.database = prefix
-        """The name the cgroups are made under."""
+        self.name = prefix
+        """This measurement's name: its databases' and cgroups' names begin with it."""
         stack.callback(self._drop)
         with psycopg.connect(libpq(ADMIN_URL), autocommit=True) as connection:
             for database in self.databases:
@@ -195,7 +195,7 @@ class Cluster:
     def confine(self, share: float, stack: ExitStack) -> bool:
         """Each worker in a cgroup of ``share`` of one CPU; False if none can be made."""
         for number, worker in enumerate(self.workers):
-            group = CGROUP_CPU / f"{self.database}_{number}"
+            group = CGROUP_CPU / f"{self.name}_{number}"
             try:
                 group.mkdir()
                 (group / "cpu.cfs_period_us").write_text(str(PERIOD_US))
