@@ -101,12 +101,22 @@ def test_an_absent_seat_is_handed_to_the_computer_and_taken_back(
     ann.screenshot(path=str(artifacts / "table-taken-back.png"))
 
 
+# Set on the page once htmx has opened its live stream (its own event, htmx:sseOpen).
+STREAM_OPEN = """
+document.addEventListener("htmx:sseOpen", () => { window.__streamOpen = true; });
+"""
+
+
 def test_the_reconnecting_banner_shows_while_the_server_is_away(
     browser: Any, server: Server, artifacts: Path
 ) -> None:
     ann, _link = host_game(browser, server)
+    # The banner is for a stream that drops; a page whose stream has not opened yet has
+    # nothing to drop. The game page is a new document: wait until its stream is open.
+    ann.context.add_init_script(STREAM_OPEN)
     ann.get_by_role("button", name="Start the game").click()
     ann.get_by_role("button", name="Roll (3 left)").wait_for()
+    ann.wait_for_function("() => window.__streamOpen === true")
     banner = ann.get_by_role("status").filter(has_text="Reconnecting…")
     assert not banner.is_visible()
     server.kill()
