@@ -7,7 +7,7 @@ moments and asks the service to play what is due then. It keeps nothing the data
 not: on start it reads every pending ``due_at``, so deadlines survive a restart.
 
 With several workers each runs one of these: each step claims its game in the transaction
-that plays it (:func:`app.store.snapshots.claim_due`, ``FOR UPDATE SKIP LOCKED`` where the
+that plays it (:func:`app.store.due.claim_due`, ``FOR UPDATE SKIP LOCKED`` where the
 database has it), so two workers never play the same deadline. A worker looks only at the
 deadlines of the changes it made itself, and, every ``takeover_seconds``, asks the database
 for the few that are more than that overdue: those a worker that died (or is stalled) left,

@@ -20,14 +20,12 @@ from app.rules import Action, Game
 from app.store import retention
 from app.store.cache import Snapshots
 from app.store.database import Database
+from app.store.due import claim_due, due_games, forget_due
 from app.store.log import replay_log
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus, Reason
 from app.store.rows import GameRow
 from app.store.snapshots import (
     Snapshot,
-    claim_due,
-    due_games,
-    forget_due,
     insert_game,
     read_actions,
     snapshot_of,
@@ -73,11 +71,11 @@ class Writing(Reading):
 
     def claim_due(self, game_id: str) -> datetime | None:
         """Hold the game for this transaction unless another worker holds it (then None):
-        the database's clock (see ``snapshots.claim_due``)."""
+        the database's clock (see ``due.claim_due``)."""
         return claim_due(self._connection, game_id)
 
     def forget_due(self, snapshot: Snapshot) -> None:
-        """Clear a deadline that passed with nothing due (see ``snapshots.forget_due``)."""
+        """Clear a deadline that passed with nothing due (see ``due.forget_due``)."""
         forget_due(self._connection, snapshot)
 
     def insert(self, record: GameRow, state: Game) -> Snapshot:

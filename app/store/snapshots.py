@@ -16,13 +16,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import Connection, Dialect, bindparam, func, insert, literal, select, update
+from sqlalchemy import Connection, insert
 
 from app.rules import Action, Game, Hold, Roll, Score
-from app.store.driver import DriverStatement
 from app.store.log import (
     ScoreEntry,
     action_row,
@@ -32,81 +30,18 @@ from app.store.log import (
     replay_activity,
     stored_action,
 )
-from app.store.models import ActionRecord, GameRecord, GameStatus, PlayerRecord, Reason
+from app.store.models import GameRecord, GameStatus, PlayerRecord, Reason
 from app.store.rows import GameRow, SeatRow, seat_columns
-
-# Core statements, built once: through an ORM session the same reads and writes cost several
-# times as much (its transaction, identity map and bulk paths), more than the work itself.
-_VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
-_LOCKED_VERSION = _VERSION.with_for_update()
-"""In a write: the game's row is this transaction's until it ends (SQLite compiles the
-``FOR UPDATE`` away, its ``BEGIN IMMEDIATE`` holding the whole database already)."""
-_GAME = select(GameRecord.__table__).where(GameRecord.id == bindparam("game_id"))
-_SEATS = (
-    select(PlayerRecord.__table__)
-    .where(PlayerRecord.game_id == bindparam("game_id"))
-    .order_by(PlayerRecord.seat)
+from app.store.statements import (
+    ACTIONS,
+    ACTIONS_AFTER,
+    ADVANCING,
+    CLIENT_SEED,
+    FINAL_TOTAL,
+    GAME,
+    SEATS,
+    hot_statements,
 )
-_ACTIONS = (
-    select(ActionRecord.kind, ActionRecord.payload, ActionRecord.reason)
-    .where(ActionRecord.game_id == bindparam("game_id"))
-    .order_by(ActionRecord.number)
-)
-_ACTIONS_AFTER = _ACTIONS.where(ActionRecord.number > bindparam("after"))
-_ADVANCING = (
-    "version",
-    "status",
-    "updated_at",
-    "started_at",
-    "turn_started_at",
-    "finished_at",
-    "due_at",
-)
-"""The columns of a game's row that a move (or the start) may change."""
-_ADVANCE = (
-    update(GameRecord)
-    .where(GameRecord.id == bindparam("of_game"), GameRecord.version == bindparam("of_version"))
-    .values({column: bindparam(column) for column in _ADVANCING})
-)
-_LOG = insert(ActionRecord)
-_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer", "reason")
-_FINAL_TOTAL = (
-    update(PlayerRecord)
-    .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
-    .values(final_total=bindparam("total"))
-)
-_CLIENT_SEED = (
-    update(PlayerRecord)
-    .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
-    .values(client_seed=bindparam("seed"))
-)
-
-
-@dataclass(frozen=True)
-class _HotStatements:
-    """The statements of every move, compiled for one dialect (see :mod:`app.store.driver`)."""
-
-    version: DriverStatement
-    locked_version: DriverStatement
-    advance: DriverStatement
-    log: DriverStatement
-
-
-_HOT: dict[tuple[str, str, str], _HotStatements] = {}
-
-
-def _hot(dialect: Dialect) -> _HotStatements:
-    key = (dialect.name, dialect.driver, dialect.paramstyle)
-    hot = _HOT.get(key)
-    if hot is None:
-        hot = _HOT[key] = _HotStatements(
-            DriverStatement(_VERSION, dialect),
-            DriverStatement(_LOCKED_VERSION, dialect),
-            DriverStatement(_ADVANCE, dialect),
-            DriverStatement(_LOG, dialect, column_keys=_LOGGED),
-        )
-    return hot
-
 
 LoggedRow = tuple[str, dict[str, Any], str | None]
 """A log entry as a replay takes it: ``(kind, payload, reason)``."""
@@ -163,7 +98,7 @@ def current_version(connection: Connection, game_id: str) -> int | None:
     """
     if not could_exist(game_id):
         return None
-    hot = _hot(connection.dialect)
+    hot = hot_statements(connection.dialect)
     writing = connection.get_execution_options().get("penta_write", False)
     statement = hot.locked_version if writing else hot.version
     row = statement.fetch_one(connection, {"game_id": game_id})
@@ -171,11 +106,11 @@ def current_version(connection: Connection, game_id: str) -> int | None:
 
 
 def _read_row(connection: Connection, game_id: str) -> GameRow | None:
-    game = connection.execute(_GAME, {"game_id": game_id}).mappings().one_or_none()
+    game = connection.execute(GAME, {"game_id": game_id}).mappings().one_or_none()
     if game is None:
         return None
     seats = tuple(
-        SeatRow(**seat) for seat in connection.execute(_SEATS, {"game_id": game_id}).mappings()
+        SeatRow(**seat) for seat in connection.execute(SEATS, {"game_id": game_id}).mappings()
     )
     return GameRow(**game, players=seats)
 
@@ -185,7 +120,7 @@ def load_snapshot(connection: Connection, game_id: str) -> Snapshot | None:
     record = _read_row(connection, game_id)
     if record is None:
         return None
-    rows = connection.execute(_ACTIONS, {"game_id": game_id}).all()
+    rows = connection.execute(ACTIONS, {"game_id": game_id}).all()
     state, logged, activity = replay_activity(record.status, len(record.players), rows)
     actions = _rules_actions(rows)
     return Snapshot(
@@ -211,7 +146,7 @@ def catch_up(connection: Connection, kept: Snapshot) -> tuple[Snapshot | None, i
     record = _read_row(connection, kept.record.id)
     if record is None:
         return None, 0
-    rows = connection.execute(_ACTIONS_AFTER, {"game_id": record.id, "after": kept.logged}).all()
+    rows = connection.execute(ACTIONS_AFTER, {"game_id": record.id, "after": kept.logged}).all()
     return _continued(kept, record, rows), len(rows)
 
 
@@ -252,7 +187,7 @@ def read_actions(connection: Connection, game_id: str) -> list[Action]:
     """The game's rules actions in order (its log without hand-overs and returns)."""
     if not could_exist(game_id):
         return []
-    return _rules_actions(connection.execute(_ACTIONS, {"game_id": game_id}).all())
+    return _rules_actions(connection.execute(ACTIONS, {"game_id": game_id}).all())
 
 
 def _rules_actions(rows: Sequence[Any]) -> list[Action]:
@@ -301,52 +236,6 @@ def _rolls(actions: Sequence[Action]) -> int:
     return sum(isinstance(action, Roll) for action in actions)
 
 
-def due_games(
-    connection: Connection, *, before: datetime | None = None, limit: int | None = None
-) -> list[tuple[str, datetime]]:
-    """The games where the server has something to do, soonest first, with when: every one,
-    or the first ``limit`` due before ``before`` (on the ``due_at`` index)."""
-    query = select(GameRecord.id, GameRecord.due_at).where(GameRecord.due_at.is_not(None))
-    if before is not None:
-        query = query.where(GameRecord.due_at < before)
-    rows = connection.execute(query.order_by(GameRecord.due_at).limit(limit))
-    return [(game_id, due_at) for game_id, due_at in rows if due_at is not None]
-
-
-def forget_due(connection: Connection, snapshot: Snapshot) -> None:
-    """Clear the game's ``due_at`` if the row is still the snapshot's version: a moment that
-    passed with nothing due (a migration's look at every game, a seat taken back), which
-    the scheduler's look for overdue games would otherwise find again and again. The version
-    stays: no move was made, and a newer move's deadline is never cleared."""
-    connection.execute(
-        update(GameRecord)
-        .where(GameRecord.id == snapshot.record.id, GameRecord.version == snapshot.version)
-        .values(due_at=None)
-    )
-
-
-def claim_due(connection: Connection, game_id: str) -> datetime | None:
-    """Hold the game's row for the rest of the transaction, unless another holds it: the
-    database's clock if claimed (the moment every worker agrees on), else None.
-
-    ``FOR UPDATE SKIP LOCKED`` lets several workers share the due games on a database that has
-    it (a game another worker is playing is skipped, not waited for); SQLite compiles it away,
-    its write transaction (``BEGIN IMMEDIATE``) holding the whole database already, and its
-    clock is this machine's (its ``CURRENT_TIMESTAMP`` counts whole seconds).
-    """
-    sqlite = connection.dialect.name == "sqlite"
-    clock = literal(None) if sqlite else func.now()
-    claimed = connection.execute(
-        select(GameRecord.id, clock)
-        .where(GameRecord.id == game_id)
-        .with_for_update(skip_locked=True)
-    ).first()
-    if claimed is None:
-        return None
-    moment = claimed[1]
-    return datetime.now(UTC) if moment is None else moment.astimezone(UTC)
-
-
 def write_actions(
     connection: Connection,
     snapshot: Snapshot,
@@ -359,7 +248,7 @@ def write_actions(
     final_totals: Mapping[int, int] | None = None,
 ) -> Snapshot:
     """Log ``actions`` (by ``seat``; none when the game starts) after the snapshot's log and
-    update the game's row with ``changes`` (``version`` among them; any of ``_ADVANCING``),
+    update the game's row with ``changes`` (``version`` among them; any of ``ADVANCING``),
     in the connection's transaction; the snapshot that results.
 
     The row is updated only if it is still at the snapshot's version (else
@@ -382,10 +271,10 @@ def write_actions(
                 "reason": None if reason is None else reason.value,
             }
         )
-    values = {column: changes.get(column, getattr(record, column)) for column in _ADVANCING}
+    values = {column: changes.get(column, getattr(record, column)) for column in ADVANCING}
     if not changes.keys() <= values.keys():
-        raise ValueError(f"an action changes only {', '.join(_ADVANCING)}")
-    hot = _hot(connection.dialect)
+        raise ValueError(f"an action changes only {', '.join(ADVANCING)}")
+    hot = hot_statements(connection.dialect)
     updated = hot.advance.run(
         connection, {"of_game": record.id, "of_version": record.version, **values}
     )
@@ -395,7 +284,7 @@ def write_actions(
         hot.log.run_many(connection, rows)
     if final_totals:
         connection.execute(
-            _FINAL_TOTAL,
+            FINAL_TOTAL,
             [
                 {"of_game": record.id, "of_seat": seat_number, "total": total}
                 for seat_number, total in final_totals.items()
@@ -432,7 +321,7 @@ def write_client_seeds(
     if not seeds:
         return snapshot
     connection.execute(
-        _CLIENT_SEED,
+        CLIENT_SEED,
         [
             {"of_game": snapshot.record.id, "of_seat": seat, "seed": seed}
             for seat, seed in seeds.items()
