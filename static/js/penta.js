@@ -1,4 +1,5 @@
-// Penta's client glue: the auto-confirm countdown, keyboard play, and live-update ordering.
+// Penta's client glue: the auto-confirm countdown, keyboard play, live-update ordering, and
+// saying so when an action gets no answer.
 // No game logic and no HTML building here: the server renders every state and every rule.
 (function () {
   "use strict";
@@ -179,6 +180,29 @@
       event.preventDefault();
     }
   });
+
+  // An action that got no answer of Penta's (no connection, or a proxy's error page while no
+  // worker answers) says so, in the message the page holds, rather than seem to ignore the
+  // click. Penta's own 5xx (busy, storage: HX-Reswap none) brings its message out of band.
+  function unreachable() {
+    document.querySelectorAll("#flash .error").forEach(function (message) {
+      message.hidden = message.dataset.errorCode !== "unreachable";
+    });
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status < 500) {
+      return;
+    }
+    var ours = xhr.getResponseHeader("HX-Reswap") === "none";
+    event.detail.shouldSwap = ours;
+    if (!ours) {
+      unreachable();
+    }
+  });
+
+  document.addEventListener("htmx:sendError", unreachable);
 
   function press(selector) {
     var button = document.querySelector(selector);
