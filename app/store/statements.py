@@ -14,8 +14,8 @@ from sqlalchemy import Dialect, bindparam, insert, select, update
 from app.store.driver import DriverStatement
 from app.store.models import ActionRecord, GameRecord, PlayerRecord
 
-VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
-LOCKED_VERSION = VERSION.with_for_update()
+_VERSION = select(GameRecord.version).where(GameRecord.id == bindparam("game_id"))
+_LOCKED_VERSION = _VERSION.with_for_update()
 """In a write: the game's row is this transaction's until it ends (SQLite compiles the
 ``FOR UPDATE`` away, its ``BEGIN IMMEDIATE`` holding the whole database already)."""
 GAME = select(GameRecord.__table__).where(GameRecord.id == bindparam("game_id"))
@@ -40,13 +40,13 @@ ADVANCING = (
     "due_at",
 )
 """The columns of a game's row that a move (or the start) may change."""
-ADVANCE = (
+_ADVANCE = (
     update(GameRecord)
     .where(GameRecord.id == bindparam("of_game"), GameRecord.version == bindparam("of_version"))
     .values({column: bindparam(column) for column in ADVANCING})
 )
-LOG = insert(ActionRecord)
-LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer", "reason")
+_LOG = insert(ActionRecord)
+_LOGGED = ("game_id", "number", "seat", "kind", "payload", "by_computer", "reason")
 FINAL_TOTAL = (
     update(PlayerRecord)
     .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
@@ -73,15 +73,15 @@ _HOT: dict[tuple[str, str, str], HotStatements] = {}
 
 
 def hot_statements(dialect: Dialect) -> HotStatements:
-    """The statements of every move for ``dialect``, compiled at its first move (one set per
+    """The statements of every move for ``dialect``, compiled at its first use (one set per
     dialect, driver and parameter style: a process has one or two)."""
     key = (dialect.name, dialect.driver, dialect.paramstyle)
     hot = _HOT.get(key)
     if hot is None:
         hot = _HOT[key] = HotStatements(
-            DriverStatement(VERSION, dialect),
-            DriverStatement(LOCKED_VERSION, dialect),
-            DriverStatement(ADVANCE, dialect),
-            DriverStatement(LOG, dialect, column_keys=LOGGED),
+            DriverStatement(_VERSION, dialect),
+            DriverStatement(_LOCKED_VERSION, dialect),
+            DriverStatement(_ADVANCE, dialect),
+            DriverStatement(_LOG, dialect, column_keys=_LOGGED),
         )
     return hot

@@ -183,11 +183,24 @@
 
   // An action that got no answer of Penta's (no connection, or a proxy's error page while no
   // worker answers) says so, in the message the page holds, rather than seem to ignore the
-  // click. Penta's own 5xx (busy, storage: HX-Reswap none) brings its message out of band.
-  function unreachable() {
-    document.querySelectorAll("#flash .error").forEach(function (message) {
-      message.hidden = message.dataset.errorCode !== "unreachable";
-    });
+  // click; shown anew at each failure, so that each is announced. Penta's own 5xx (busy,
+  // could not save) carries its message (#flash, out of band) and is swapped for it; any
+  // answer of Penta's hides the page's message again, a reaction's empty 204 too.
+  var NO_ANSWER = '#flash [data-error-code="no_answer"]';
+
+  function carriesMessage(xhr) {
+    var answer = new DOMParser().parseFromString(xhr.responseText || "", "text/html");
+    return answer.getElementById("flash") !== null;
+  }
+
+  function showNoAnswer() {
+    var message = document.querySelector(NO_ANSWER);
+    if (message) {
+      message.hidden = true;
+      window.requestAnimationFrame(function () {
+        message.hidden = false;
+      });
+    }
   }
 
   document.addEventListener("htmx:beforeSwap", function (event) {
@@ -195,14 +208,21 @@
     if (!xhr || xhr.status < 500) {
       return;
     }
-    var ours = xhr.getResponseHeader("HX-Reswap") === "none";
-    event.detail.shouldSwap = ours;
-    if (!ours) {
-      unreachable();
+    event.detail.shouldSwap = carriesMessage(xhr);
+    if (!event.detail.shouldSwap) {
+      showNoAnswer();
     }
   });
 
-  document.addEventListener("htmx:sendError", unreachable);
+  document.addEventListener("htmx:sendError", showNoAnswer);
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail.xhr;
+    var message = document.querySelector(NO_ANSWER);
+    if (message && xhr && xhr.status > 0 && (xhr.status < 500 || carriesMessage(xhr))) {
+      message.hidden = true;
+    }
+  });
 
   function press(selector) {
     var button = document.querySelector(selector);
