@@ -193,10 +193,13 @@
     return answer.getElementById("flash") !== null;
   }
 
-  function showNoAnswer() {
+  function showNoAnswer(shown) {
     var message = document.querySelector(NO_ANSWER);
-    if (message) {
-      message.hidden = true;
+    if (!message) {
+      return;
+    }
+    message.hidden = true;
+    if (shown) {
       window.requestAnimationFrame(function () {
         message.hidden = false;
       });
@@ -205,23 +208,18 @@
 
   document.addEventListener("htmx:beforeSwap", function (event) {
     var xhr = event.detail.xhr;
-    if (!xhr || xhr.status < 500) {
+    if (!xhr) {
       return;
     }
-    event.detail.shouldSwap = carriesMessage(xhr);
-    if (!event.detail.shouldSwap) {
-      showNoAnswer();
+    var ours = xhr.status < 500 || carriesMessage(xhr);
+    if (xhr.status >= 500) {
+      event.detail.shouldSwap = ours;
     }
+    showNoAnswer(!ours);
   });
 
-  document.addEventListener("htmx:sendError", showNoAnswer);
-
-  document.addEventListener("htmx:afterRequest", function (event) {
-    var xhr = event.detail.xhr;
-    var message = document.querySelector(NO_ANSWER);
-    if (message && xhr && xhr.status > 0 && (xhr.status < 500 || carriesMessage(xhr))) {
-      message.hidden = true;
-    }
+  document.addEventListener("htmx:sendError", function () {
+    showNoAnswer(true);
   });
 
   function press(selector) {
