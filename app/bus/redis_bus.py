@@ -312,7 +312,7 @@ class RedisBus:
                     logger.warning("live updates: the bus is down (%s); streams poll", error)
                 self._set_subscribed(False)
             finally:
-                self.channels.pubsub = None
+                self.channels.disconnected()
                 with contextlib.suppress(RedisError, OSError):
                     await pubsub.aclose()  # type: ignore[no-untyped-call]
             await asyncio.sleep(next(waits))

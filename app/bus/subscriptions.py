@@ -34,7 +34,7 @@ class GameChannels:
         """The games this worker writes that others write too (``Snapshots.shared_ids``)."""
         self.resync = resync
         """Tells the streams of these games what the database has that they lack."""
-        self.pubsub: PubSub | None = None
+        self._pubsub: PubSub | None = None
         """The listener's subscription while connected (None while Redis is away)."""
         self._heard: set[str] = set()
         """The games whose channels are subscribed to (or asked to be)."""
@@ -57,8 +57,12 @@ class GameChannels:
 
     def connected(self, pubsub: PubSub) -> None:
         """Subscribed: from now on the games to hear of are kept up on ``pubsub``."""
-        self.pubsub = pubsub
+        self._pubsub = pubsub
         self._rewatch.set()  # a stream that opened meanwhile
+
+    def disconnected(self) -> None:
+        """Redis is away: nothing to keep up until the next connection subscribes anew."""
+        self._pubsub = None
 
     def confirmed(self, channel: bytes) -> None:
         """Redis confirmed a subscription: from now on that game is heard of here, and what
@@ -77,7 +81,7 @@ class GameChannels:
         while True:
             await self._rewatch.wait()
             self._rewatch.clear()
-            pubsub = self.pubsub
+            pubsub = self._pubsub
             if pubsub is None:
                 continue
             wanted = self._watched()
