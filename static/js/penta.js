@@ -167,6 +167,27 @@
     }
   });
 
+  // A scoresheet of the same turn and roll as the one shown (our own action's answer landing
+  // after its live echo, or a resync) keeps the box the player has selected meanwhile.
+  function turnOf(form) {
+    var turn = form.querySelector('input[name="turn"]');
+    var roll = form.querySelector('input[name="roll"]');
+    return turn && roll ? turn.value + "/" + roll.value : null;
+  }
+
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var shown = event.detail.target;
+    var checked = shown.id === "scoresheet" && shown.querySelector('input[name="box"]:checked');
+    var incoming = checked && event.detail.fragment.querySelector("#scoresheet");
+    if (!incoming || turnOf(incoming) === null || turnOf(incoming) !== turnOf(shown)) {
+      return;
+    }
+    var same = incoming.querySelector('input[name="box"][value="' + checked.value + '"]');
+    if (same) {
+      same.checked = true;
+    }
+  });
+
   // A live update older than what the page shows (our own action's echo) is not swapped in,
   // so that it cannot undo a box the player has just selected.
   document.addEventListener("htmx:sseBeforeMessage", function (event) {

@@ -100,6 +100,27 @@ def test_a_box_selected_before_the_deadline_is_the_one_recorded(
     ).wait_for()
 
 
+def test_a_box_selected_before_the_rolls_own_answer_lands_stays_selected(
+    browser: Any, server: Server
+) -> None:
+    """The roll's live echo can reach the page before the roll's answer (two connections):
+    a box selected in between stays selected when the answer, of the same roll, lands."""
+    page = open_new_game(browser, server)
+    held: list[tuple[Any, Any]] = []
+    page.route("**/games/*/roll", lambda route: held.append((route, route.fetch())))
+    page.get_by_role("button", name="Roll (3 left)").click()
+    page.get_by_role("button", name="Roll (2 left)").wait_for()  # from the echo alone
+    assert len(held) == 1, "the answer is held back"
+    page.locator("#scoresheet input[name=box][value=chance]").check()
+    page.evaluate("() => { document.getElementById('scoresheet').dataset.old = 'true'; }")
+    route, answer = held.pop()
+    route.fulfill(response=answer)
+    page.wait_for_function("() => !document.getElementById('scoresheet').dataset.old")
+    assert page.locator("#scoresheet input[name=box][value=chance]").is_checked()
+    page.get_by_role("button", name="Confirm turn").click()
+    page.locator('#scoresheet tr[data-box="chance"] td.used').wait_for()
+
+
 def test_a_reload_mid_turn_shows_the_same_dice_and_holds(browser: Any, server: Server) -> None:
     page = open_new_game(browser, server)
     roll(page, 2)
