@@ -55,7 +55,8 @@ async def create_game(
     turn_seconds: Annotated[str, Form(max_length=4)] = "",
     client_seed: ClientSeedField = "",
 ) -> Response:
-    timer = int(turn_seconds) if turn_seconds.isdigit() else None
+    # Decimal digits of any script, which int() reads: isdigit() also passes '¹', which it refuses.
+    timer = int(turn_seconds) if turn_seconds.isdecimal() else None
     try:
         seed = valid_client_seed(client_seed) if client_seed else None  # before the game exists
         # Two changes, each tried again on its own: a retried create would make two games.
