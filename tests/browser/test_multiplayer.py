@@ -44,8 +44,31 @@ def play_turn(page: Any) -> None:
     page.get_by_role("button", name="Roll (1 left)").wait_for()
     page.locator("#scoresheet input[name=box]").first.check()
     page.get_by_role("button", name="Confirm turn").click()
-    page.wait_for_function(
-        "n => document.querySelectorAll('#scoresheet td.used').length > n", arg=used
+    try:
+        page.wait_for_function(
+            "n => document.querySelectorAll('#scoresheet td.used').length > n", arg=used
+        )
+    except Exception as error:  # playwright's TimeoutError, imported lazily
+        raise AssertionError(f"the box was not recorded; the page: {page_state(page)}") from error
+
+
+def page_state(page: Any) -> str:
+    """What a page shows of its turn, for a failure to say."""
+    return str(
+        page.evaluate(
+            """() => ({
+      version: document.getElementById('dice-tray').dataset.version,
+      turnFields: [...document.querySelectorAll('#scoresheet input[type=hidden]')]
+        .filter(field => field.name !== 'csrf_token').map(field => field.name + '=' + field.value),
+      boxes: document.querySelectorAll('#scoresheet input[name=box]').length,
+      checked: document.querySelector('#scoresheet input[name=box]:checked')?.value ?? null,
+      reconnecting: !document.getElementById('reconnecting').hidden,
+      inert: document.querySelector('#game .board').inert,
+      inFlight: document.querySelectorAll('.htmx-request').length,
+      flash: document.getElementById('flash').innerText.trim(),
+      buttons: [...document.querySelectorAll('#dice-tray button')].map(b => b.innerText.trim()),
+    })"""
+        )
     )
 
 
