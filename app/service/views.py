@@ -10,6 +10,7 @@ from functools import cached_property
 from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet, is_penta
 from app.service.clock import as_utc, seconds_left
 from app.service.fairness import Fairness
+from app.service.labels import short_labels
 from app.store.log import ScoreEntry
 from app.store.models import GameStatus, RematchAnswer
 from app.store.rows import GameRow
@@ -167,6 +168,11 @@ class GameView:
         Kept once computed (a view never changes): the bonus, the API and the templates
         each ask for it."""
         return self.state.legal_boxes() if self.is_playing else {}
+
+    @cached_property
+    def labels(self) -> tuple[str, ...]:
+        """Each seat's short label (its initials, told apart): the scoresheet's columns."""
+        return short_labels([player.name for player in self.players])
 
     @property
     def bonus(self) -> int:

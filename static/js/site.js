@@ -15,6 +15,9 @@
     }
   }
 
+  // Scripts run: the phone's header folds into its menu (penta.css, html.js).
+  root.classList.add("js");
+
   var chosen = stored();
   if (chosen === "dark" || chosen === "light") {
     root.dataset.theme = chosen;
@@ -50,6 +53,30 @@
       // not remembered, but applied to this page
     }
     showToggle();
+  });
+
+  // The site menu of a phone's header: the button opens and closes it, Escape closes it.
+  function setMenu(button, open) {
+    var menu = document.getElementById(button.getAttribute("aria-controls"));
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    if (menu) {
+      menu.toggleAttribute("data-open", open);
+    }
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-menu-toggle]") : null;
+    if (button) {
+      setMenu(button, button.getAttribute("aria-expanded") !== "true");
+    }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    var button = document.querySelector('[data-menu-toggle][aria-expanded="true"]');
+    if (event.key === "Escape" && button) {
+      setMenu(button, false);
+      button.focus();
+    }
   });
 
   // The dice sound: off until this browser turns it on (remembered), made by the Web Audio API

@@ -25,3 +25,10 @@ def new_page(browser: Any, server: Server, code: str, viewport: dict[str, int]) 
     context = browser.new_context(viewport=viewport)
     context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
     return context.new_page()
+
+
+def open_menu(page: Any, code: str = "en") -> None:
+    """Open the header's menu, where a phone keeps the site's links, theme and language."""
+    toggle = page.get_by_role("button", name=say(code, "Menu"))
+    if toggle.get_attribute("aria-expanded") != "true":
+        toggle.click()

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.pages import new_page, roll_name, say
+from tests.browser.pages import new_page, open_menu, roll_name, say
 from tests.catalogs import compile_catalogs
 from tests.live_server import Server
 
@@ -120,6 +120,7 @@ def test_the_switcher_changes_the_language_and_remembers_it(browser: Any, server
     page = browser.new_context(viewport=PHONE, locale="fi-FI").new_page()
     page.goto(f"{server.url}/rules")
     assert page.locator("html").get_attribute("lang") == "fi"
+    open_menu(page, "fi")
     page.get_by_label(say("fi", "Language")).select_option("he")
     page.wait_for_function("document.documentElement.dir === 'rtl'")
     assert page.url == f"{server.url}/rules"

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.pages import open_menu
 from tests.live_server import Server
 
 pytestmark = pytest.mark.browser
@@ -24,6 +25,7 @@ def test_the_page_follows_the_system_theme_and_the_toggle_is_remembered(
 ) -> None:
     light = browser.new_context(viewport=PHONE, color_scheme="light").new_page()
     light.goto(server.url)
+    open_menu(light)
     toggle = light.get_by_role("button", name="Dark theme")
     assert toggle.get_attribute("aria-pressed") == "false"
     light_colour = background(light)
@@ -31,6 +33,7 @@ def test_the_page_follows_the_system_theme_and_the_toggle_is_remembered(
     context = browser.new_context(viewport=PHONE, color_scheme="dark")
     dark = context.new_page()
     dark.goto(server.url)
+    open_menu(dark)
     toggle = dark.get_by_role("button", name="Dark theme")
     assert toggle.get_attribute("aria-pressed") == "true"
     dark_colour = background(dark)
@@ -43,6 +46,7 @@ def test_the_page_follows_the_system_theme_and_the_toggle_is_remembered(
     assert background(dark) == light_colour
     dark.goto(server.url + "/rules")
     assert background(dark) == light_colour, "the choice is remembered across pages"
+    open_menu(dark)
     assert dark.get_by_role("button", name="Dark theme").get_attribute("aria-pressed") == "false"
 
 

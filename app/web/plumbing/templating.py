@@ -8,7 +8,14 @@ from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
 
 from app import __version__, i18n
-from app.rules import BOXES, LOWER_BOXES, UPPER_BONUS, UPPER_BONUS_THRESHOLD, UPPER_BOXES
+from app.rules import (
+    BOXES,
+    LOWER_BOXES,
+    MAX_ROLLS,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
+    UPPER_BOXES,
+)
 from app.service.reactions import REACTIONS
 from app.settings import ROOT
 from app.web.suggestion import suggest
@@ -48,6 +55,7 @@ def _globals() -> dict[str, Any]:
         "UPPER_BOXES": UPPER_BOXES,
         "LOWER_BOXES": LOWER_BOXES,
         "UPPER_BONUS": UPPER_BONUS,
+        "MAX_ROLLS": MAX_ROLLS,
         "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
         "reactions": REACTIONS,
         "suggest": suggest,
