@@ -116,6 +116,14 @@
     focusKey = null;
   });
 
+  // A game page opens with Roll in focus when it is this player's turn: no Tabs to reach it.
+  document.addEventListener("DOMContentLoaded", function () {
+    var roll = document.querySelector('#dice-tray [data-key="r"]');
+    if (roll && (!document.activeElement || document.activeElement === document.body)) {
+      roll.focus({ preventScroll: true });
+    }
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.key !== "?" || event.ctrlKey || event.metaKey || event.altKey) {
       return;

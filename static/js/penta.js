@@ -12,6 +12,22 @@
     return document.querySelector('#scoresheet input[name="box"]:checked') !== null;
   }
 
+  // The box the player chose (a tap, a click, Space, a box key), of this turn and roll. A box
+  // the arrow keys pass over on their way through the sheet is selected but not chosen: at the
+  // deadline the computer's box is recorded unless the selected box was chosen.
+  var chosen = { turn: null, box: null };
+  var browsing = false;
+
+  function sheetTurn() {
+    var sheet = document.getElementById("scoresheet");
+    return sheet ? turnOf(sheet) : null;
+  }
+
+  function boxChosen() {
+    var checked = document.querySelector('#scoresheet input[name="box"]:checked');
+    return checked !== null && checked.value === chosen.box && chosen.turn === sheetTurn();
+  }
+
   function stopCountdown() {
     if (countdown.timer !== null) {
       clearInterval(countdown.timer);
@@ -41,7 +57,7 @@
         return;  // someone else's turn: the countdown is shown, not acted on
       }
       // The player's selected box is theirs at the deadline; nothing selected, the computer's.
-      if (!(boxSelected() && press(CONFIRM))) {
+      if (!(boxChosen() && press(CONFIRM))) {
         htmx.trigger(form, "penta:auto");
       }
     }
@@ -60,12 +76,12 @@
 
   // The countdown's sentence: which of its two (server-rendered) lines is true now.
   function showChoice(shown) {
-    var chosen = boxSelected();
+    var isChosen = boxChosen();
     var none = shown.querySelector(".countdown-none");
     var selected = shown.querySelector(".countdown-chosen");
     if (none && selected) {
-      none.hidden = chosen;
-      selected.hidden = !chosen;
+      none.hidden = isChosen;
+      selected.hidden = !isChosen;
     }
   }
 
@@ -158,6 +174,8 @@
   document.addEventListener("change", function (event) {
     var target = event.target;
     if (target.matches('#scoresheet input[name="box"]')) {
+      chosen = browsing ? { turn: null, box: null } : { turn: sheetTurn(), box: target.value };
+      browsing = false;
       var shown = document.querySelector("[data-countdown]");
       if (shown) {
         showChoice(shown);
@@ -252,6 +270,37 @@
     return false;
   }
 
+  // An arrow key on a box moves the selection: the change it makes is not a choice.
+  document.addEventListener("keydown", function (event) {
+    if (event.key.indexOf("Arrow") === 0 && event.target.matches('#scoresheet input[name="box"]')) {
+      browsing = true;
+      window.setTimeout(function () {
+        browsing = false;
+      }, 0);
+    }
+  }, true);
+
+  // The box keys are the letters A to M: as typed on a Latin keyboard, else (Hebrew, Thai) by
+  // the key's place, where a Latin keyboard has them.
+  function boxKey(event) {
+    var typed = /^[a-z]$/i.test(event.key) ? event.key.toLowerCase() : null;
+    var placed = /^Key[A-Z]$/.test(event.code || "") ? event.code.slice(3).toLowerCase() : null;
+    var letter = typed || placed;
+    return letter && letter >= "a" && letter <= "m" ? letter : null;
+  }
+
+  // A box key chooses its box, as a tap on its row does.
+  function chooseBox(key) {
+    var radio = document.querySelector('#scoresheet input[name="box"][data-box-key="' + key + '"]');
+    if (!radio) {
+      return false;
+    }
+    radio.checked = true;
+    radio.focus();
+    radio.dispatchEvent(new Event("change", { bubbles: true }));
+    return true;
+  }
+
   document.addEventListener("keydown", function (event) {
     if (event.ctrlKey || event.metaKey || event.altKey) {
       return;
@@ -268,6 +317,8 @@
       handled = press('#dice-tray [data-key="r"]');
     } else if (key === "Enter" && boxSelected()) {
       handled = press(CONFIRM);
+    } else if (boxKey(event)) {
+      handled = chooseBox(boxKey(event));
     }
     if (handled) {
       event.preventDefault();

@@ -108,3 +108,58 @@ def test_reaching_the_upper_bonus_is_celebrated(
         page.locator(f'#scoresheet tr[data-box="{box}"] td.used').wait_for()
     assert bonus.inner_text() == "35"
     page.locator("#scoresheet tr.upper-bonus td.celebrate").wait_for()
+
+
+def roll_three_times(page: Any) -> None:
+    for left in (3, 2, 1):
+        page.get_by_role("button", name=f"Roll ({left} left)").click()
+        if left > 1:
+            page.get_by_role("button", name=f"Roll ({left - 1} left)").wait_for()
+    page.locator("#dice-tray .countdown").wait_for()
+
+
+def test_roll_has_the_focus_when_the_game_opens(browser: Any, server: Server) -> None:
+    page = new_game(browser, server)
+    page.wait_for_function("() => document.activeElement.dataset.key === 'r'")
+    page.keyboard.press("Space")
+    page.get_by_role("button", name="Roll (2 left)").wait_for()
+
+
+def test_boxes_passed_over_with_the_arrows_are_not_recorded_at_the_deadline(
+    browser: Any, start_server: Callable[..., Server]
+) -> None:
+    """Five sixes: the computer's box is Penta. The player arrows from Ones down to Fours and
+    stops there without confirming: at the deadline Penta is recorded, Fours stays open."""
+    server = start_server(PENTA_DICE_SCRIPT="6,6,6,6,6", PENTA_AUTO_CONFIRM_SECONDS="2")
+    page = new_game(browser, server)
+    roll_three_times(page)
+    page.locator("#scoresheet input[value=ones]").focus()
+    for _ in range(3):
+        page.keyboard.press("ArrowDown")
+    assert page.locator("#scoresheet input[value=fours]").is_checked()
+    assert page.locator(".countdown-none").is_visible(), "a box passed over is not chosen"
+    page.locator('#scoresheet tr[data-box="penta"] td.used').wait_for()
+    assert page.locator('#scoresheet tr[data-box="penta"] td.used').inner_text() == "50"
+    assert page.locator('#scoresheet tr[data-box="fours"] td.used').count() == 0
+
+
+def test_a_box_key_chooses_the_box_for_the_deadline_and_enter_confirms_it(
+    browser: Any, start_server: Callable[..., Server]
+) -> None:
+    server = start_server(PENTA_DICE_SCRIPT="6,6,6,6,6", PENTA_AUTO_CONFIRM_SECONDS="2")
+    page = new_game(browser, server)
+    roll_three_times(page)
+    page.keyboard.press("f")  # Sixes, the sixth box down the sheet
+    assert page.locator("#scoresheet input[value=sixes]").is_checked()
+    assert page.locator(".countdown-chosen").is_visible()
+    page.locator('#scoresheet tr[data-box="sixes"] td.used').wait_for()
+    assert page.locator('#scoresheet tr[data-box="sixes"] td.used').inner_text() == "30"
+    assert page.locator('#scoresheet tr[data-box="penta"] td.used').count() == 0
+
+    page.get_by_role("button", name="Roll (3 left)").click()
+    page.get_by_role("button", name="Roll (2 left)").wait_for()
+    page.keyboard.press("L")  # Chance
+    page.keyboard.press("Enter")
+    page.locator('#scoresheet tr[data-box="chance"] td.used').wait_for()
+    assert page.locator('#scoresheet tr[data-box="chance"] td.used').inner_text() == "30"
+    assert page.get_by_text("Choose a box: A for Ones down the sheet to M for Penta").count() == 1

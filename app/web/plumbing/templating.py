@@ -56,6 +56,8 @@ def _globals() -> dict[str, Any]:
         "LOWER_BOXES": LOWER_BOXES,
         "UPPER_BONUS": UPPER_BONUS,
         "MAX_ROLLS": MAX_ROLLS,
+        # The key that chooses each box, down the sheet: A for Ones to M for Penta (R rolls).
+        "box_keys": {box: chr(ord("a") + index) for index, box in enumerate(BOXES)},
         "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
         "reactions": REACTIONS,
         "suggest": suggest,
