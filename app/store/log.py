@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from app.rules import Action, Box, Game, Hold, Roll, Score
+from app.rules import Action, Box, Dice, Game, Hold, Roll, Score
 from app.store.models import (
     RULES_KINDS,
     ActionKind,
@@ -33,6 +33,11 @@ class ScoreEntry:
     """The Penta bonus it earned: 0 or 100."""
     reason: Reason | None
     """Why the server recorded it, or None when the player did."""
+    dice: Dice | None = field(default=None, compare=False)
+    """The dice that were scored (what the log line shows once they have left the table)."""
+    kept_open: Box | None = field(default=None, compare=False)
+    """The box those dice would have scored most in, had it not been kept open for later:
+    the short why of a box that scored less (None when the box chosen scored the most)."""
 
 
 def score_entry(
@@ -45,7 +50,10 @@ def score_entry(
     points = sheet[box]
     assert points is not None
     bonus = sheet.penta_bonus - before.sheets[seat].penta_bonus
-    return ScoreEntry(number, seat, box, points, bonus, reason)
+    options = before.legal_boxes()
+    best = max(options, key=lambda other: options[other].points, default=box)
+    kept_open = best if best in options and options[best].points > points else None
+    return ScoreEntry(number, seat, box, points, bonus, reason, before.turn.dice, kept_open)
 
 
 def replay_activity(

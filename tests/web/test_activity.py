@@ -8,10 +8,10 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 
 from app import i18n
-from app.rules import Box
+from app.rules import Box, Game, Roll, Score
 from app.service.games import GameService
 from app.store.cache import Snapshots
-from app.store.log import ACTIVITY_SIZE, ScoreEntry
+from app.store.log import ACTIVITY_SIZE, ScoreEntry, score_entry
 from app.store.models import Reason
 from app.web.plumbing.templating import render
 from tests.web.helpers import act, started_game
@@ -92,3 +92,53 @@ def test_each_reason_reads_as_its_own_sentence_in_the_readers_language(
     with i18n.language("fr"):
         french = render(templates, "fragments/activity.html", game=view, oob=False)
     assert "ordinateur a marqué 6 en" in french
+
+
+def test_a_box_the_server_recorded_says_the_dice_and_the_box_it_kept_open() -> None:
+    """2-6-6-4-3 into Ones (0) at the deadline: the log keeps the dice, and Chance (21, the most
+    those dice could score) as the box kept open; a box that scored the most keeps none."""
+    rolled = Game.new(1).apply(Roll((2, 6, 6, 4, 3)))
+    entry = score_entry(2, rolled, rolled.apply(Score(Box.ONES)), Box.ONES, Reason.DEADLINE)
+    assert (entry.dice, entry.kept_open, entry.points) == ((2, 6, 6, 4, 3), Box.CHANCE, 0)
+    best = score_entry(2, rolled, rolled.apply(Score(Box.CHANCE)), Box.CHANCE, Reason.DEADLINE)
+    assert (best.dice, best.kept_open) == ((2, 6, 6, 4, 3), None)
+
+
+def test_the_log_line_of_a_time_out_shows_its_dice_and_why(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client()
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
+    game_id = created["game"]["id"]
+    entries = (
+        ScoreEntry(1, 0, Box.ONES, 0, 0, Reason.DEADLINE, (2, 6, 6, 4, 3), Box.CHANCE),
+        ScoreEntry(2, 0, Box.CHANCE, 21, 0, None, (2, 6, 6, 4, 3), None),
+    )
+    view = dataclasses.replace(service.get(game_id), activity=entries, scored_now=True)
+    templates = client.app.state.templates  # type: ignore[attr-defined]
+    html = render(templates, "fragments/activity.html", game=view, oob=False)
+    lines = [" ".join(line.split()) for line in html.split("<li")[1:]]
+    assert [line.split(">", 1)[1].split("</li>")[0].strip() for line in lines] == [
+        "<bdi>Ann</bdi> scored 21 in Chance",
+        "Time's up: the computer scored 0 in Ones for <bdi>Ann</bdi> "
+        '<span class="activity-dice">(<span class="dice-digits">2 6 6 4 3</span>: '
+        "kept Chance open)</span>",
+    ]
+
+
+def test_the_dice_last_scored_stay_on_the_table_until_the_next_roll(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client()
+    game_id, token, _ = started_game(client)
+    rolled = act(client, game_id, token, "roll", {"hold": []})
+    dice = rolled["dice"]
+    act(client, game_id, token, "score", {"box": "chance"})
+    tray = client.get(f"/games/{game_id}").text.split('id="dice-tray"')[1].split("</ul>")[0]
+    assert 'class="dice last-scored"' in tray
+    assert tray.count('class="die-pip"') == sum(dice), "the scored dice, drawn faded"
+    assert tray.count('aria-label="die 1: not rolled"') == 1, "for this turn, not rolled yet"
+    act(client, game_id, token, "roll", {"hold": []})
+    tray = client.get(f"/games/{game_id}").text.split('id="dice-tray"')[1].split("</ul>")[0]
+    assert "last-scored" not in tray
