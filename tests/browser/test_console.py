@@ -1,0 +1,50 @@
+"""A whole solo game with the console open (hints on, holds, the countdown, the review): no
+error, no Content-Security-Policy violation (issue 26)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.live_server import Server
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_a_whole_solo_game_logs_no_console_error(
+    browser: Any, server: Server, artifacts: Path
+) -> None:
+    context = browser.new_context(viewport=PHONE)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("console", lambda message: message.type == "error" and errors.append(message.text))
+    page.on("pageerror", lambda error: errors.append(str(error)))
+    page.goto(server.url)
+    page.get_by_label("Your name").fill("Ann")
+    page.get_by_role("button", name="New game").click()
+    page.wait_for_url(re.compile(r"/games/[\w-]+$"))
+    page.wait_for_function("() => document.readyState === 'complete' && window.htmx")
+    page.get_by_role("button", name="Show hints").click()
+    page.get_by_role("button", name="Hide hints").wait_for()
+    for turn in range(13):
+        rolls = 3 if turn % 2 else 1  # every other turn to the countdown
+        for roll in range(1, rolls + 1):
+            page.locator("#dice-tray button.roll").click()
+            page.locator(f'#dice-tray[data-roll$="-{roll}"]').wait_for()
+            if roll == 1:
+                page.locator("#dice-tray button.die").first.click()  # a hold, and its release
+                page.locator("#dice-tray button.die.held").wait_for()
+                page.locator("#dice-tray button.die").first.click()
+                page.locator("#dice-tray button.die.held").wait_for(state="detached")
+        page.locator("#scoresheet tr.selectable").first.click()
+        page.locator("#dice-tray button.confirm").click()
+        page.locator("#scoresheet td.used").nth(turn).wait_for()
+    page.get_by_role("heading", name="Game over").wait_for()
+    page.get_by_role("link", name="Review the game").click()
+    page.wait_for_load_state("load")
+    assert errors == []
