@@ -59,7 +59,7 @@ class Subscriber:
             for event in complete:
                 for line in event.split(b"\n"):
                     if line.startswith(b"id: "):
-                        self.arrivals[int(line[4:])] = arrived
+                        self.arrivals.setdefault(int(line[4:]), arrived)
                         self.changed.set()
 
     async def wait_for(self, version: int) -> None:

@@ -47,7 +47,8 @@ class Seat:
 
     async def _read(self, reader: asyncio.StreamReader) -> None:
         """The chunked stream; an event is complete at its blank line. Only game changes
-        (``update`` on the page, ``game`` on the API) count, not presence or reactions."""
+        (``update`` and ``change`` on the page, ``game`` on the API) count, not presence,
+        hints or reactions."""
         buffer = b""
         while size := int((await reader.readuntil(b"\r\n")).strip(), 16):
             buffer += await reader.readexactly(size)
@@ -56,7 +57,7 @@ class Seat:
             *complete, buffer = buffer.split(b"\n\n")
             for event in complete:
                 lines = event.split(b"\n")
-                if lines[0] not in (b"event: update", b"event: game"):
+                if lines[0] not in (b"event: update", b"event: change", b"event: game"):
                     continue
                 for line in lines:
                     if line.startswith(b"id: "):

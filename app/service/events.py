@@ -1,8 +1,9 @@
 """Live updates: an in-process broker that tells subscribers a game has a new version.
 
 Publishers may be any thread (the service runs in FastAPI's thread pool); subscribers are
-asyncio tasks (the event streams). A subscriber keeps only the newest version it has not
-seen: it renders the whole state anyway, so a slow reader skips, it never falls behind.
+asyncio tasks (the event streams). A subscriber keeps the versions it has not read yet, in
+order (the last :data:`MAX_VERSIONS`): every reader sees every roll; one slower than that
+loses the oldest and is sent the whole board of the newest instead.
 A publisher hands over the view it just committed where it has one, so that no stream
 reads it back; a version without its view (from another worker, or a sweep) is read from
 the database by the stream.
@@ -22,6 +23,9 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from app.service.views import GameView
 
+MAX_VERSIONS = 32
+"""Versions a subscriber keeps unread; a slower reader loses the oldest (and resyncs)."""
+
 MAX_SIGNALS = 16
 """Signals a subscriber keeps unread; a slower reader loses the oldest."""
 
@@ -37,6 +41,8 @@ class Subscription:
         self.view: GameView | None = None
         """The committed view of ``latest``, when its publisher had it (else None)."""
         self.signals: deque[object] = deque(maxlen=MAX_SIGNALS)
+        self.versions: deque[tuple[int, GameView | None]] = deque(maxlen=MAX_VERSIONS)
+        """The versions not read yet, oldest first, each with its view where it came with one."""
         self._changed = asyncio.Event()
 
     def notify(self, version: int, view: GameView | None = None) -> None:
@@ -45,9 +51,18 @@ class Subscription:
         if version > self.latest:
             self.latest = version
             self.view = view
+            self.versions.append((version, view))
             self._changed.set()
         elif version == self.latest and view is not None and self.view is None:
             self.view = view  # the version was heard of first without its view
+            if self.versions and self.versions[-1][0] == version:
+                self.versions[-1] = (version, view)
+
+    def take(self, seen: int) -> list[tuple[int, GameView | None]]:
+        """The versions above ``seen`` not read yet, in order, with their views."""
+        taken = [(version, view) for version, view in self.versions if version > seen]
+        self.versions.clear()
+        return taken
 
     def signal(self, signal: object) -> None:
         """Called on the subscriber's loop: keep ``signal`` (once, if already kept) and wake."""

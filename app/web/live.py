@@ -1,18 +1,78 @@
 """The newest view of each live game and its renderings, kept once for every open stream;
-and the server-sent event format that the streams write."""
+and the server-sent event format that the streams write.
+
+A version is rendered once per kind (the page and its language, the API, ...) and shared by
+every reader: the page's rendering is a sequence of fragments, so that a reader who saw the
+version before gets only the fragments that changed (a ``change`` event), and any other
+reader the whole board (an ``update``). Rendering is pure CPU of about a millisecond: it runs
+on the event loop, where the first reader to wake makes it and the others find it kept.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import re
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 from anyio import to_thread
 
 from app.service.games import GameService
 from app.service.views import GameView
 
-_CACHE_SIZE = 256
+_CACHE_SIZE = 512
+"""Renderings kept; a game's readers need its newest two (the change is against the one
+before), so this holds that for a few hundred games watched at once."""
+
+_LINE_BREAKS = re.compile(r"\s*\n\s*")
+
+# Within a fragment, the elements marked ``data-live-part`` (the dice) are parts of their own:
+# where nothing else in the fragment changed but its version, a change sends only them. They
+# hold no element of their own kind (a die's <li> holds no <li>).
+_LIVE_PART = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part>.*?</\1>')
+_VERSION = re.compile(r' data-version="\d+"')
+
+
+def _skeleton(fragment: str) -> str:
+    """The fragment without its version and with its parts emptied."""
+    return _VERSION.sub("", _LIVE_PART.sub(lambda found: found.group(2), fragment))
+
+
+def _changed(part: str, old: str) -> str:
+    """What a change sends of a fragment that differs from ``old``: the whole fragment,
+    or only its parts that differ (each swapped out of band) when nothing else did."""
+    if _skeleton(part) != _skeleton(old):
+        return part
+    before = {found.group(2): found.group(0) for found in _LIVE_PART.finditer(old)}
+    return "".join(
+        found.group(0).replace(" data-live-part>", ' data-live-part hx-swap-oob="true">', 1)
+        for found in _LIVE_PART.finditer(part)
+        if before.get(found.group(2)) != found.group(0)
+    )
+
+
+@dataclass(frozen=True)
+class RenderingKey:
+    """What one rendering is of: a version of a game, for a kind of reader (the page in its
+    language, the API...) and, where the rendering is one seat's own, that seat."""
+
+    game_id: str
+    version: int
+    kind: str
+    seat: int | None = None
+
+
+class Rendering:
+    """One version rendered for one kind: its fragments and its whole event, encoded."""
+
+    __slots__ = ("change", "event", "parts")
+
+    def __init__(self, parts: tuple[str, ...], event: str) -> None:
+        self.parts = parts
+        self.event = event
+        self.change: str | None = None
+        """The event from the version before to this one, once a reader has needed it."""
 
 
 class LiveViews:
@@ -22,19 +82,21 @@ class LiveViews:
         self.service = service
         self._views: dict[str, GameView] = {}
         self._locks: dict[str, asyncio.Lock] = {}
-        self._renderings: OrderedDict[tuple[str, int, str, int | None], str] = OrderedDict()
-        self._rendering: dict[tuple[str, int, str, int | None], asyncio.Lock] = {}
+        self._renderings: OrderedDict[RenderingKey, Rendering] = OrderedDict()
+        self.made = 0
+        """Renderings made since the start: the tests count them per version."""
 
     async def view(
         self, game_id: str, at_least: int, published: GameView | None = None
     ) -> GameView:
         """The game at ``at_least`` or newer: ``published`` if it is (the view its change
         committed, handed over by the broker), else the newest kept, else read back."""
-        cached = self._views.get(game_id)
         if published is not None and published.version >= at_least:
+            cached = self._views.get(game_id)
             if cached is None or cached.version < published.version:
                 self._views[game_id] = published
-            return self._views[game_id]
+            return published
+        cached = self._views.get(game_id)
         if cached is not None and cached.version >= at_least:
             return cached
         lock = self._locks.setdefault(game_id, asyncio.Lock())
@@ -45,25 +107,44 @@ class LiveViews:
                 self._views[game_id] = cached
             return cached
 
-    async def rendering(
-        self, view: GameView, kind: str, seat: int | None, make: Callable[[], str]
-    ) -> str:
-        """The event ``make`` renders of ``view`` for ``kind`` (the page and language, or
-        the API) and ``seat``: made once, however many readers wake for it at once."""
-        key = (view.id, view.version, kind, seat)
-        event = self._renderings.get(key)
-        if event is not None:
-            return event
-        # The first reader renders; the others wait for it, then find the event kept.
-        async with self._rendering.setdefault(key, asyncio.Lock()):
-            event = self._renderings.get(key)
-            if event is None:
-                event = await to_thread.run_sync(make)
-                self._renderings[key] = event
-                while len(self._renderings) > _CACHE_SIZE:
-                    self._renderings.popitem(last=False)
-        self._rendering.pop(key, None)
-        return event
+    def rendering(
+        self,
+        key: RenderingKey,
+        make: Callable[[], Sequence[str]],
+        event: str = "update",
+    ) -> Rendering:
+        """The rendering of ``key``: ``make`` gives its fragments (once, for every reader),
+        each made one line, and the whole is encoded as one ``event``."""
+        rendering = self._renderings.get(key)
+        if rendering is None:
+            self.made += 1
+            parts = tuple(_LINE_BREAKS.sub(" ", part) for part in make())
+            rendering = Rendering(parts, sse(event, key.version, "".join(parts)))
+            self._renderings[key] = rendering
+            while len(self._renderings) > _CACHE_SIZE:
+                self._renderings.popitem(last=False)
+        return rendering
+
+    def event(self, key: RenderingKey, make: Callable[[], str], event: str) -> str:
+        """The one-fragment event of ``key`` that ``make`` renders, made once for all readers."""
+        return self.rendering(key, lambda: (make(),), event).event
+
+    def change(self, key: RenderingKey, rendering: Rendering) -> str | None:
+        """The ``change`` event from version ``key.version - 1`` to ``rendering``: only its
+        fragments that differ; None when the version before is no longer kept."""
+        if rendering.change is None:
+            before = self._renderings.get(
+                RenderingKey(key.game_id, key.version - 1, key.kind, key.seat)
+            )
+            if before is None or len(before.parts) != len(rendering.parts):
+                return None
+            changed = "".join(
+                _changed(part, old)
+                for part, old in zip(rendering.parts, before.parts, strict=True)
+                if part != old
+            )
+            rendering.change = sse("change", key.version, changed)
+        return rendering.change
 
     def forget(self, game_id: str) -> None:
         """Drop what is kept of a game nobody watches any more."""
@@ -72,6 +153,6 @@ class LiveViews:
 
 
 def sse(event: str, version: int, data: str) -> str:
-    """One server-sent event; every line of ``data`` gets its own ``data:`` field."""
-    lines = "".join(f"data: {line}\n" for line in data.splitlines() or [""])
-    return f"event: {event}\nid: {version}\n{lines}\n"
+    """One server-sent event of ``data`` on one ``data:`` line (line breaks become spaces,
+    which HTML reads alike)."""
+    return f"event: {event}\nid: {version}\ndata: {data.replace(chr(10), ' ')}\n\n"

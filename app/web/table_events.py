@@ -19,7 +19,7 @@ from app.service.events import Broker
 from app.service.presence import TABLE_CHANGED, Presence, Table
 from app.service.reactions import Reaction
 from app.service.views import GameView
-from app.web.live import LiveViews, sse
+from app.web.live import LiveViews, RenderingKey
 from app.web.plumbing.templating import render
 
 _MAX_GAMES = 10_000
@@ -108,7 +108,7 @@ class TableEvents:
 
         def make() -> str:
             with i18n.language(self.language) as current:
-                html = render(
+                return render(
                     self.templates,
                     "fragments/presence.html",
                     game=view,
@@ -118,13 +118,13 @@ class TableEvents:
                     oob=True,
                     csrf_token="",
                 )
-            return sse("table", view.version, html)
 
-        return await self.live.rendering(view, f"table:{self.language}:{table}", self.seat, make)
+        key = RenderingKey(view.id, view.version, f"table:{self.language}:{table}", self.seat)
+        return self.live.event(key, make, "table")
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:
         def make() -> str:
-            html = render(self.templates, "fragments/reaction.html", reaction=reaction)
-            return sse("reaction", view.version, html)
+            return render(self.templates, "fragments/reaction.html", reaction=reaction)
 
-        return await self.live.rendering(view, f"reaction:{reaction.number}", None, make)
+        key = RenderingKey(view.id, view.version, f"reaction:{reaction.number}")
+        return self.live.event(key, make, "reaction")

@@ -33,14 +33,14 @@
       clearInterval(countdown.timer);
       countdown.timer = null;
     }
-    var shown = document.querySelector("[data-countdown]");
+    var shown = visible("[data-countdown]");
     if (shown) {
       shown.classList.add("stopped");
     }
   }
 
   function tick() {
-    var shown = document.querySelector("[data-countdown]");
+    var shown = visible("[data-countdown]");
     if (!shown) {
       stopCountdown();
       return;
@@ -53,7 +53,7 @@
     if (left === 0) {
       stopCountdown();
       var form = shown.dataset.autoForm && document.getElementById(shown.dataset.autoForm);
-      if (!form) {
+      if (!form || form.closest("[hidden]")) {
         return;  // someone else's turn: the countdown is shown, not acted on
       }
       // The player's selected box is theirs at the deadline; nothing selected, the computer's.
@@ -129,8 +129,65 @@
     return content.querySelector ? content.querySelector(selector) : null;
   }
 
+  // A live fragment is rendered once for every reader of its version: the mover's controls
+  // come hidden, marked with the mover's seat (data-only-seat), and the watchers' lines with
+  // data-except-seat. This page shows those of the seat it holds (#game's data-seat; none when
+  // it watches). The server checks the seat of every action all the same.
+  function applySeat(content) {
+    var game = document.getElementById("game");
+    if (!game || !content.querySelectorAll) {
+      return;
+    }
+    if (find(content, "[data-seat-lost]")) {
+      game.dataset.seat = ""; // the seat moved to another device: this page watches now
+    }
+    var seat = game.dataset.seat || "";
+    var each = function (selector, apply) {
+      if (content.matches && content.matches(selector)) {
+        apply(content);
+      }
+      content.querySelectorAll(selector).forEach(apply);
+    };
+    // What is not this page's is taken out, so that the page holds what it would have had
+    // rendered for it alone (one Roll, one countdown, one line saying whose turn).
+    each("[data-only-seat]", function (element) {
+      if (element.dataset.onlySeat === seat) {
+        element.hidden = false;
+      } else {
+        element.remove();
+      }
+    });
+    each("[data-except-seat]", function (element) {
+      if (element.dataset.exceptSeat === seat) {
+        element.remove();
+      } else {
+        element.hidden = false;
+      }
+    });
+    each("[data-enable-seat]", function (element) {
+      element.disabled = element.dataset.enableSeat !== seat;
+    });
+    each("[data-mark-seat]", function (element) {
+      element.classList.toggle(element.dataset.mark, element.dataset.markSeat === seat);
+    });
+    each("#scoresheet th.player[data-seat]", function (element) {
+      element.classList.toggle("me", element.dataset.seat === seat);
+    });
+  }
+
+  function visible(selector) {
+    var found = document.querySelectorAll(selector);
+    for (var index = 0; index < found.length; index += 1) {
+      if (!found[index].closest("[hidden]")) {
+        return found[index];
+      }
+    }
+    return null;
+  }
+
   htmx.onLoad(function (content) {
-    var shown = find(content, "[data-countdown]");
+    applySeat(content);
+    var shown = find(content, "[data-countdown]") && visible("[data-countdown]");
     if (shown) {
       startCountdown(shown);
     }
@@ -176,7 +233,7 @@
     if (target.matches('#scoresheet input[name="box"]')) {
       chosen = browsing ? { turn: null, box: null } : { turn: sheetTurn(), box: target.value };
       browsing = false;
-      var shown = document.querySelector("[data-countdown]");
+      var shown = visible("[data-countdown]");
       if (shown) {
         showChoice(shown);
       }
@@ -206,17 +263,105 @@
     }
   });
 
-  // A live update older than what the page shows (our own action's echo) is not swapped in,
-  // so that it cannot undo a box the player has just selected.
-  document.addEventListener("htmx:sseBeforeMessage", function (event) {
-    if (event.detail.type !== "update") {
-      return; // the table and reactions (table.js) are not versions of the game
-    }
+  // Live events are versions of the game, each sent once, in order. An ``update`` is the whole
+  // board; a ``change`` only the fragments that differ from the version before, so it applies
+  // only onto that version. One older than what the page shows (our own action's echo) is not
+  // swapped in, so that it cannot undo a box the player has just selected; a change that finds
+  // a version missing (the page skipped one) resyncs the whole board instead.
+  function shownVersion() {
     var tray = document.getElementById("dice-tray");
-    var shown = tray ? parseInt(tray.dataset.version, 10) : 0;
-    var incoming = parseInt(event.detail.lastEventId, 10);
-    if (!isNaN(incoming) && incoming <= shown) {
+    return tray ? parseInt(tray.dataset.version, 10) : 0;
+  }
+
+  function resync() {
+    var game = document.getElementById("game");
+    if (game && game.dataset.game) {
+      htmx.ajax("GET", "/games/" + game.dataset.game + "/board", {
+        target: "#dice-tray",
+        swap: "outerHTML",
+        headers: { "X-Penta-Resync": "true" },
+      });
+    }
+  }
+
+  // While this page's own action is on its way, the stream's versions wait for its answer:
+  // the answer is this seat's own rendering (its hint marks), the stream's is everyone's. A
+  // version the page heard of meanwhile and the answer did not bring is fetched after it.
+  var acting = 0;
+  var heard = 0;
+
+  document.addEventListener("htmx:beforeSend", function (event) {
+    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") {
+      acting += 1;
+    }
+  });
+
+  document.addEventListener("htmx:afterRequest", function (event) {
+    if (!event.detail.requestConfig || event.detail.requestConfig.verb !== "post") {
+      return;
+    }
+    acting = Math.max(0, acting - 1);
+    if (acting === 0) {
+      // After the answer's swap (afterRequest comes first): then see what it left behind.
+      window.setTimeout(function () {
+        if (acting === 0 && heard > shownVersion()) {
+          resync();
+        }
+      }, 0);
+    }
+  });
+
+  document.addEventListener("htmx:sseBeforeMessage", function (event) {
+    var type = event.detail.type;
+    if (type !== "update" && type !== "change") {
+      return; // the table, reactions (table.js) and hints are not versions of the game
+    }
+    var version = parseInt(event.detail.lastEventId, 10);
+    heard = isNaN(version) ? heard : Math.max(heard, version);
+    if (acting > 0) {
       event.preventDefault();
+      return;
+    }
+    var game = document.getElementById("game");
+    if (game && (event.detail.data || "").indexOf("data-seat-lost") !== -1) {
+      game.dataset.seat = ""; // before any fragment of this event is shown for the seat
+    }
+    var shown = shownVersion();
+    var incoming = parseInt(event.detail.lastEventId, 10);
+    if (isNaN(incoming) || isNaN(shown)) {
+      return;
+    }
+    if (incoming <= shown) {
+      event.preventDefault();
+    } else if (type === "change" && incoming !== shown + 1) {
+      event.preventDefault();
+      resync();
+    } else if (type === "change" && document.getElementById("dice-tray")) {
+      // A change may leave the tray in place (a hold sends its die alone): the page is at
+      // the change's version all the same, which the tray it swaps in (if any) carries too.
+      document.getElementById("dice-tray").dataset.version = String(incoming);
+    }
+  });
+
+  // The seat's own fragments of a shared live rendering are shown before they are swapped in.
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    applySeat(event.detail.fragment);
+  });
+
+  // An action's answer that comes after a newer version has been shown is not swapped in.
+  var ANSWER_VERSION = /id="dice-tray"[^>]*data-version="(\d+)"/;
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var xhr = event.detail.xhr;
+    if (!xhr || xhr.status !== 200 || !event.detail.requestConfig) {
+      return;
+    }
+    if (event.detail.requestConfig.verb !== "post") {
+      return;
+    }
+    var answer = ANSWER_VERSION.exec(xhr.responseText || "");
+    if (answer && parseInt(answer[1], 10) < shownVersion()) {
+      event.detail.shouldSwap = false;
     }
   });
 
@@ -262,7 +407,7 @@
   });
 
   function press(selector) {
-    var button = document.querySelector(selector);
+    var button = visible(selector);
     if (button && !button.disabled) {
       button.click();
       return true;
@@ -291,7 +436,7 @@
 
   // A box key chooses its box, as a tap on its row does.
   function chooseBox(key) {
-    var radio = document.querySelector('#scoresheet input[name="box"][data-box-key="' + key + '"]');
+    var radio = visible('#scoresheet input[name="box"][data-box-key="' + key + '"]');
     if (!radio) {
       return false;
     }

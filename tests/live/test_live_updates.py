@@ -73,7 +73,13 @@ def test_a_reconnecting_page_resyncs_from_its_last_event_id(server: Server) -> N
         assert 'id="dice-tray"' in update["data"]
         assert 'hx-swap-oob="true"' in update["data"]
         assert f'data-value="{rolled["dice"][0]}"' in update["data"]
-        assert 'data-key="r"' not in update["data"], "a spectator gets no controls"
+        # The spectator reads the one rendering every reader of the version shares: the
+        # mover's controls are in it hidden, marked with the mover's seat for that page to show.
+        assert '<div class="tray-actions" data-only-seat="0" hidden>' in update["data"]
+    seat = browser_for(server, game_id, token)
+    with seat.stream("GET", f"/games/{game_id}/events", headers=headers) as stream:
+        assert next(events(stream.iter_lines()))["data"] == update["data"]
+    seat.close()
 
 
 def test_a_computer_seat_finishes_the_game_by_itself(start_server: Any) -> None:
@@ -108,11 +114,6 @@ def browser_for(server: Server, game_id: str, token: str | None) -> httpx.Client
     return browser
 
 
-def first_update(browser: httpx.Client, game_id: str) -> str:
-    with browser.stream("GET", f"/games/{game_id}/events?version=0") as stream:
-        return next(events(stream.iter_lines()))["data"]
-
-
 def test_hints_reach_only_the_seat_that_asked(server: Server) -> None:
     with api(server) as client:
         game_id, ann_token = create(client)
@@ -124,12 +125,31 @@ def test_hints_reach_only_the_seat_that_asked(server: Server) -> None:
     watcher = browser_for(server, game_id, None)
     assert ann.post(f"/games/{game_id}/hints", data={"enabled": "true"}).status_code == 200
     assert ann.post(f"/games/{game_id}/roll", data={"turn": "0", "roll": "0"}).status_code == 200
-    assert 'class="hint-boxes"' in first_update(ann, game_id)
-    for other in (bob, watcher):
-        update = first_update(other, game_id)
-        assert 'id="dice-tray"' in update
-        assert "hint-box" not in update
-        assert "Expected final total" not in update
+    # Ann's stream: the board every reader shares, then her own hints, apart.
+    with ann.stream("GET", f"/games/{game_id}/events?version=0") as stream:
+        received = events(stream.iter_lines())
+        update, hints = next(received), next(received)
+    assert update["event"] == "update"
+    assert "hint-box" not in update["data"]
+    assert (hints["event"], hints["id"]) == ("hints", update["id"])
+    assert 'class="hint-boxes"' in hints["data"]
+    version = int(update["id"])
+    with (
+        bob.stream("GET", f"/games/{game_id}/events?version=0") as bob_stream,
+        watcher.stream("GET", f"/games/{game_id}/events?version=0") as watcher_stream,
+    ):
+        others = [events(bob_stream.iter_lines()), events(watcher_stream.iter_lines())]
+        for received in others:
+            assert next(received)["data"] == update["data"], "one rendering for every reader"
+        hold = {"turn": "0", "roll": "1", "held": "true"}
+        assert ann.post(f"/games/{game_id}/dice/0", data=hold).status_code == 200
+        for received in others:
+            # The next event of the game is the next version's change: no hints between
+            # (presence, the table's own event, may come as the readers arrive).
+            after = next(event for event in received if event["event"] != "table")
+            assert (after["event"], after["id"]) == ("change", str(version + 1))
+            assert "hint-box" not in after["data"]
+            assert "Expected final total" not in after["data"]
     for browser in (ann, bob, watcher):
         browser.close()
 

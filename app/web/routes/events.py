@@ -8,20 +8,22 @@ per version, language and seat, however many people watch.
 from __future__ import annotations
 
 import weakref
-from collections.abc import AsyncIterator, Callable
-from typing import Annotated
+from collections.abc import AsyncIterator, Callable, Iterator
+from typing import Annotated, Literal
 
 from anyio import to_thread
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
+from fastapi.templating import Jinja2Templates
 
 from app import i18n
+from app.analysis.advice import Advice
 from app.service.events import Broker
 from app.service.presence import Presence
 from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
-from app.web.live import LiveViews, sse
+from app.web.live import LiveViews, RenderingKey
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import client_address
 from app.web.plumbing.stream_limits import StreamSlots
@@ -33,6 +35,40 @@ from app.web.table_events import TableEvents
 KEEP_ALIVE_SECONDS = 15.0
 
 router = APIRouter()
+
+
+# The fragments of a live board, in the order the page swaps them. While the game is played
+# one rendering serves every reader: the hints, one seat's own, are sent to it apart.
+_SHARED_BOARD = (
+    "fragments/dice_tray.html",
+    "fragments/status.html",
+    "fragments/sacrifice_warning.html",
+    "fragments/scoresheet.html",
+    "fragments/fairness.html",
+    "fragments/activity.html",
+)
+_BOARD = (*_SHARED_BOARD, "fragments/hints.html")
+_LOBBY = ("fragments/lobby.html",)
+
+
+def _hints(
+    templates: Jinja2Templates,
+    language: str,
+    view: GameView,
+    seat: int,
+    hints: Advice | Literal["preparing"] | None,
+) -> str:
+    with i18n.language(language) as current:
+        return render(
+            templates,
+            "fragments/hints.html",
+            game=view,
+            me=seat,
+            lang=current,
+            oob=True,
+            csrf_token="",
+            hints=hints,
+        )
 
 
 def _start_version(last_event_id: str | None, version: int | None) -> int:
@@ -49,7 +85,7 @@ async def _stream(
     request: Request,
     game_id: str,
     seen: int,
-    render_event: Callable[[GameView], AsyncIterator[str]],
+    render_event: Callable[[GameView, int], Iterator[str]],
     release: Callable[[], None],
     *,
     seat: int | None = None,
@@ -67,7 +103,7 @@ async def _stream(
             await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
         # A reader who saw a newer version (on another worker) than kept here gets it read.
         view = await live.view(game_id, seen)
-        subscription.notify(view.version)
+        subscription.notify(view.version, view)
         yield "retry: 1000\n\n"
         while True:
             timeout = KEEP_ALIVE_SECONDS
@@ -75,9 +111,12 @@ async def _stream(
                 timeout = min(timeout, table.wake_in(view))
             woke = await subscription.wait_any(seen, timeout)
             sent = False
-            if subscription.latest > seen:
-                view = await live.view(game_id, subscription.latest, subscription.view)
-                seen = view.version
+            # Every version in order, each with the view its change committed where the
+            # publisher had it; one heard of without its view is read (it may be newer).
+            for version, published in subscription.take(seen):
+                if version <= seen:
+                    continue
+                view = await live.view(game_id, version, published)
                 if seat is not None and view.seat_of_hash(hashed) != seat:
                     # The seat moved to another device: this reader only watches from now
                     # on, and must not keep the seat "present" (nobody could hand it over).
@@ -86,9 +125,10 @@ async def _stream(
                     presence.enter(game_id, seat)
                     if table is not None:
                         table.seat = None
-                async for event in render_event(view):
+                for event in render_event(view, seen):
                     sent = True
                     yield event
+                seen = view.version
             signals = list(subscription.signals)
             subscription.signals.clear()
             if table is not None:
@@ -146,33 +186,57 @@ async def page_events(
     site = base_url(request)
     auto_seconds = request.app.state.settings.auto_confirm_seconds
 
-    async def render_event(view: GameView) -> AsyncIterator[str]:
+    # What this reader's hints fragment last showed: (turned on, the version advised on).
+    # A page opens with its hints as they are; a seat that never turns them on gets none.
+    hints_shown: list[tuple[bool, int | bool]] = [(False, False)]
+
+    def render_event(view: GameView, seen: int) -> Iterator[str]:
         holder = view.seat_of_hash(hashed)
         moved = holder is None and view.has_moved_from(hashed)
+        # While the game is played, one rendering serves every reader (the page shows the
+        # controls of the seat it holds); before and after it, each seat has its own.
+        shared = page == "game" and view.is_playing
+        names = _LOBBY if page == "lobby" else _SHARED_BOARD if shared else _BOARD
 
-        def make() -> str:
+        def make() -> list[str]:
             with i18n.language(language) as current:
-                name = "fragments/lobby.html" if page == "lobby" else "fragments/board.html"
-                html = render(
-                    templates,
-                    name,
-                    game=view,
-                    me=holder,
-                    moved=moved,
-                    lang=current,
-                    live=True,
-                    oob=True,
-                    csrf_token="",
-                    auto_seconds=auto_seconds,
-                    base_url=site,
-                    hints=hints_for(service, view, holder),
-                )
-            return sse("update", view.version, html)
+                context = {
+                    "game": view,
+                    "me": None if shared else holder,
+                    "shared": shared,
+                    "moved": moved,
+                    "lang": current,
+                    "live": True,
+                    "oob": True,
+                    "csrf_token": "",
+                    "auto_seconds": auto_seconds,
+                    "base_url": site,
+                    "hints": None if shared else hints_for(service, view, holder),
+                }
+                return [render(templates, name, **context) for name in names]
 
         # Live fragments carry no CSRF field: htmx sends the token as a header (set on
         # <body>), so one rendering serves every reader with the same language and seat.
         kind = f"{page}:{language}:{site}:moved" if moved else f"{page}:{language}:{site}"
-        yield await live.rendering(view, kind, holder, make)
+        key = RenderingKey(view.id, view.version, kind, None if shared else holder)
+        rendering = live.rendering(key, make)
+        # A game page that saw the version before gets what changed (the lobby, one small
+        # fragment, is sent whole).
+        follows = page == "game" and seen == view.version - 1
+        change = live.change(key, rendering) if follows else None
+        yield change or rendering.event
+        if shared and holder is not None:
+            # The seat's own hints: sent when they show something new (every version while
+            # the player to move has them on), rendered for that seat alone.
+            hints = hints_for(service, view, holder)
+            shows = (view.players[holder].hints, hints is not None and view.version)
+            if shows != hints_shown[0]:
+                hints_shown[0] = shows
+                yield live.event(
+                    RenderingKey(view.id, view.version, f"hints:{language}", holder),
+                    lambda: _hints(templates, language, view, holder, hints),
+                    "hints",
+                )
 
     table = TableEvents(request, game_id, seat, language) if page == "game" else None
     seen = _start_version(last_event_id, version)
@@ -198,11 +262,11 @@ async def api_events(
     site = base_url(request)
     live: LiveViews = request.app.state.live_views
 
-    async def render_event(view: GameView) -> AsyncIterator[str]:
+    def render_event(view: GameView, seen: int) -> Iterator[str]:
         def make() -> str:
-            return sse("game", view.version, GameOut.of(view, site).model_dump_json())
+            return GameOut.of(view, site).model_dump_json()
 
-        yield await live.rendering(view, f"api:{site}", None, make)
+        yield live.event(RenderingKey(view.id, view.version, f"api:{site}"), make, "game")
 
     seen = _start_version(last_event_id, None)
     return _event_stream(
