@@ -284,9 +284,10 @@
     }
   }
 
-  // While this page's own action is on its way, the stream's versions wait for its answer:
-  // the answer is this seat's own rendering (its hint marks), the stream's is everyone's. A
-  // version the page heard of meanwhile and the answer did not bring is fetched after it.
+  // The stream's version of our own action (its echo) usually comes before the action's
+  // answer, and is shown at once. With hints on, it waits for the answer instead: the answer
+  // is this seat's own rendering (the dice and box the hints mark), the stream's everyone's.
+  // A version the page heard of meanwhile and the answer did not bring is fetched after it.
   var acting = 0;
   var heard = 0;
 
@@ -318,7 +319,7 @@
     }
     var version = parseInt(event.detail.lastEventId, 10);
     heard = isNaN(version) ? heard : Math.max(heard, version);
-    if (acting > 0) {
+    if (acting > 0 && document.querySelector('#hints .hints-toggle button[aria-pressed="true"]')) {
       event.preventDefault();
       return;
     }
