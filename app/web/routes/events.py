@@ -1,8 +1,11 @@
 """Live updates as server-sent events: each subscriber gets the fragments in its language.
 
 The event id is the game's version; a reconnecting browser sends ``Last-Event-ID`` and gets
-the current state at once if it missed anything. One view is loaded and one rendering made
-per version, language and seat, however many people watch.
+the current state at once if it missed anything. Every version reaches every reader, in
+order. One view is loaded per version, and while the game is played one rendering made per
+version and language, however many seats and spectators watch (before and after play, in the
+lobby and on the finished board, one per seat). A reader that saw the version before gets
+only the fragments that changed.
 """
 
 from __future__ import annotations
