@@ -108,7 +108,7 @@
     ];
     for (var index = 0; index < candidates.length; index += 1) {
       var target = candidates[index] && document.querySelector(candidates[index]);
-      if (target && !target.closest("[hidden]")) {
+      if (target) {
         target.focus();
         break;
       }
@@ -119,7 +119,7 @@
   // A game page opens with Roll in focus when it is this player's turn: no Tabs to reach it.
   document.addEventListener("DOMContentLoaded", function () {
     var roll = document.querySelector('#dice-tray [data-key="r"]');
-    if (roll && !roll.closest("[hidden]") && (!document.activeElement || document.activeElement === document.body)) {
+    if (roll && (!document.activeElement || document.activeElement === document.body)) {
       roll.focus({ preventScroll: true });
     }
   });

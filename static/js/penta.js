@@ -33,14 +33,14 @@
       clearInterval(countdown.timer);
       countdown.timer = null;
     }
-    var shown = visible("[data-countdown]");
+    var shown = document.querySelector("[data-countdown]");
     if (shown) {
       shown.classList.add("stopped");
     }
   }
 
   function tick() {
-    var shown = visible("[data-countdown]");
+    var shown = document.querySelector("[data-countdown]");
     if (!shown) {
       stopCountdown();
       return;
@@ -53,7 +53,7 @@
     if (left === 0) {
       stopCountdown();
       var form = shown.dataset.autoForm && document.getElementById(shown.dataset.autoForm);
-      if (!form || form.closest("[hidden]")) {
+      if (!form) {
         return;  // someone else's turn: the countdown is shown, not acted on
       }
       // The player's selected box is theirs at the deadline; nothing selected, the computer's.
@@ -132,20 +132,15 @@
   // A live fragment is rendered once for every reader of its version: the mover's controls
   // come hidden, marked with the mover's seat (data-only-seat), and the watchers' lines with
   // data-except-seat. This page shows those of the seat it holds (#game's data-seat; none when
-  // it watches). The server checks the seat of every action all the same.
+  // it watches), as htmx swaps each fragment in (htmx:oobBeforeSwap, below). The server checks
+  // the seat of every action all the same.
   function applySeat(content) {
     var game = document.getElementById("game");
     if (!game || !content.querySelectorAll) {
       return;
     }
-    if (find(content, "[data-seat-lost]")) {
-      game.dataset.seat = ""; // the seat moved to another device: this page watches now
-    }
     var seat = game.dataset.seat || "";
     var each = function (selector, apply) {
-      if (content.matches && content.matches(selector)) {
-        apply(content);
-      }
       content.querySelectorAll(selector).forEach(apply);
     };
     // What is not this page's is taken out, so that the page holds what it would have had
@@ -175,19 +170,8 @@
     });
   }
 
-  function visible(selector) {
-    var found = document.querySelectorAll(selector);
-    for (var index = 0; index < found.length; index += 1) {
-      if (!found[index].closest("[hidden]")) {
-        return found[index];
-      }
-    }
-    return null;
-  }
-
   htmx.onLoad(function (content) {
-    applySeat(content);
-    var shown = find(content, "[data-countdown]") && visible("[data-countdown]");
+    var shown = find(content, "[data-countdown]");
     if (shown) {
       startCountdown(shown);
     }
@@ -233,7 +217,7 @@
     if (target.matches('#scoresheet input[name="box"]')) {
       chosen = browsing ? { turn: null, box: null } : { turn: sheetTurn(), box: target.value };
       browsing = false;
-      var shown = visible("[data-countdown]");
+      var shown = document.querySelector("[data-countdown]");
       if (shown) {
         showChoice(shown);
       }
@@ -273,16 +257,21 @@
     return tray ? parseInt(tray.dataset.version, 10) : 0;
   }
 
+  // The board as it is now, in place of what the page shows (also after a reconnection:
+  // table.js): a promise settled once it has been swapped in.
   function resync() {
     var game = document.getElementById("game");
-    if (game && game.dataset.game) {
-      htmx.ajax("GET", "/games/" + game.dataset.game + "/board", {
-        target: "#dice-tray",
-        swap: "outerHTML",
-        headers: { "X-Penta-Resync": "true" },
-      });
+    if (!game || !game.dataset.game) {
+      return Promise.resolve();
     }
+    return htmx.ajax("GET", "/games/" + game.dataset.game + "/board", {
+      target: "#dice-tray",
+      swap: "outerHTML",
+      headers: { "X-Penta-Resync": "true" },
+    });
   }
+
+  window.Penta = { resync: resync };
 
   // The stream's version of our own action (its echo) usually comes before the action's
   // answer, and is shown at once. With hints on, it waits for the answer instead: the answer
@@ -325,7 +314,9 @@
     }
     var game = document.getElementById("game");
     if (game && (event.detail.data || "").indexOf("data-seat-lost") !== -1) {
-      game.dataset.seat = ""; // before any fragment of this event is shown for the seat
+      // The seat moved to another device: this page watches now, from this event's first
+      // fragment on (applySeat reads the seat as each fragment is swapped in).
+      game.dataset.seat = "";
     }
     var shown = shownVersion();
     var incoming = parseInt(event.detail.lastEventId, 10);
@@ -408,7 +399,7 @@
   });
 
   function press(selector) {
-    var button = visible(selector);
+    var button = document.querySelector(selector);
     if (button && !button.disabled) {
       button.click();
       return true;
@@ -437,7 +428,7 @@
 
   // A box key chooses its box, as a tap on its row does.
   function chooseBox(key) {
-    var radio = visible('#scoresheet input[name="box"][data-box-key="' + key + '"]');
+    var radio = document.querySelector('#scoresheet input[name="box"][data-box-key="' + key + '"]');
     if (!radio) {
       return false;
     }

@@ -154,26 +154,19 @@
     interactive(false);
   });
 
-  document.addEventListener("htmx:sseOpen", function (event) {
+  document.addEventListener("htmx:sseOpen", function () {
     connected = true;
     var banner = document.getElementById("reconnecting");
     if (!reconnecting || !banner) {
       return;
     }
-    var game = event.target.closest("[data-game]");
     var done = function () {
       reconnecting = false;
       banner.hidden = true;
       interactive(true);
     };
     // Resync: what the page shows may be older than what the server now has.
-    htmx
-      .ajax("GET", "/games/" + game.dataset.game + "/board", {
-        target: "#dice-tray",
-        swap: "outerHTML",
-        headers: { "X-Penta-Resync": "true" },
-      })
-      .then(done, done);
+    window.Penta.resync().then(done, done);
   });
 
   document.addEventListener("htmx:beforeRequest", function (event) {
