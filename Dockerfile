@@ -35,6 +35,9 @@ COPY README.md LICENSE alembic.ini ./
 COPY migrations/ migrations/
 COPY templates/ templates/
 COPY static/ static/
+# The dashboard, the alerts and the proxy's configuration ship with the image (README,
+# "Metrics, logs and alerts"): docker run --rm penta cat deploy/grafana/penta.json
+COPY deploy/ deploy/
 COPY app/ app/
 # The project itself (for the `penta` command; without recompiling the dependencies, whose
 # bytecode is not byte-for-byte repeatable and would make the image's copy of the environment

@@ -5,9 +5,10 @@ from __future__ import annotations
 import secrets
 from functools import cached_property
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -132,8 +133,8 @@ class Settings(BaseSettings):
     abandon_after_days: float = Field(
         default=7,
         ge=0,
-        description="Games waiting or being played with no change for this long are closed "
-        "as abandoned (0: never)",
+        description="Games waiting or being played with no change for this long while a "
+        "server ran are closed as abandoned (0: never); downtime never counts",
     )
     delete_finished_after_days: float = Field(
         default=0,
@@ -150,8 +151,8 @@ class Settings(BaseSettings):
     absent_seconds: float = Field(
         default=60.0,
         gt=0,
-        description="Seconds the player to move must have had no page of the game open before "
-        "the others may hand the seat to the computer",
+        description="Seconds the player to move must have had no page of the game open, and "
+        "made no move, before the others may hand the seat to the computer",
     )
     bus_url: str = Field(
         default="",
@@ -182,6 +183,18 @@ class Settings(BaseSettings):
         "Redis) looks for deadlines (a computer seat's step, a turn timer, the auto-confirm) "
         "more than this overdue, which the worker that was to play them has not (it died): a "
         "crash delays such a step by at most three times this.",
+    )
+
+    metrics_token: SecretStr | None = Field(
+        default=None,
+        description="Turns /metrics (Prometheus) on: answered only with Authorization: Bearer "
+        "<this token> (16+ characters); unset: /metrics is 404",
+        min_length=16,
+    )
+    log_format: Literal["text", "json"] = Field(
+        default="text",
+        description="text: readable lines; json: one JSON object a line, with a request id, "
+        "game, seat, route, status and duration for each request (secrets redacted)",
     )
 
     @field_validator("bus_url")

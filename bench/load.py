@@ -23,6 +23,11 @@ The first second of each phase is a warm-up, not measured; each phase is bounded
 ``--seconds`` and ``--max-requests``. The client runs on uvloop, as the servers do, so
 that it takes as little as it can of the two cores it shares with them. Prints a table and
 the ratios Penta / baseline round by round, with their median.
+
+``--compare-with CHECKOUT`` runs a third server, Penta from another checkout (``git worktree
+add ../before <commit>``), in the same rounds, and prints this checkout's CPU per action
+against it round by round: what a change costs, measured in one run. This checkout runs
+with its metrics on (``PENTA_METRICS_TOKEN`` set), as an operator who scrapes them would.
 """
 
 from __future__ import annotations
@@ -239,6 +244,13 @@ def main() -> None:
         help="think times of the paced phases (one paced phase for each)",
     )
     parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also run Penta from this checkout (an earlier commit: git worktree add), "
+        "interleaved, and print this one's CPU per action against it round by round",
+    )
     arguments = parser.parse_args()
     paces = [("saturation", 0.0)] + [(f"paced {ms:g} ms", ms) for ms in arguments.think_ms]
     if not 1 <= arguments.games <= 1000 or not (
@@ -261,9 +273,11 @@ def main() -> None:
             "PENTA_MAX_CONNECTIONS": "0",
             "PENTA_MAX_CONNECTIONS_PER_ADDRESS": "0",
         }
+        # The metrics are on, as an operator who scrapes them runs it (app/metrics.py).
+        metrics = {"PENTA_METRICS_TOKEN": "bench-metrics-token-0123456789"}
         servers = {
             "penta": stack.enter_context(
-                Uvicorn("app.main:app", penta_env, log=Path(folder) / "penta.log")
+                Uvicorn("app.main:app", {**penta_env, **metrics}, log=Path(folder) / "penta.log")
             ),
             "baseline": stack.enter_context(
                 Uvicorn(
@@ -273,18 +287,30 @@ def main() -> None:
                 )
             ),
         }
+        if arguments.compare_with:
+            before_env = {**penta_env, "PENTA_DATA_DIR": f"{folder}/before"}
+            servers["before"] = stack.enter_context(
+                Uvicorn(
+                    "app.main:app",
+                    before_env,
+                    log=Path(folder) / "before.log",
+                    root=arguments.compare_with.resolve(),
+                )
+            )
         # Each phase of Penta runs next to the same phase of the baseline, in an order that
         # alternates from round to round, and the ratios are taken round by round: this
         # machine is shared, and its speed drifts by tens of percent within a minute.
+        kinds = list(servers)
         for round_number in range(arguments.rounds):
             for pace, think_ms in paces:
-                order = ["penta", "baseline"][:: 1 if round_number % 2 == 0 else -1]
+                shift = round_number % len(kinds)
+                order = (kinds[shift:] + kinds[:shift])[:: 1 if round_number % 2 == 0 else -1]
                 for kind in order:
                     print(f"round {round_number + 1}: {kind}, {pace}", file=sys.stderr, flush=True)
                     results.setdefault((kind, pace), []).append(
                         measure(
                             servers[kind],
-                            kind,
+                            "baseline" if kind == "baseline" else "penta",
                             arguments.games,
                             arguments.seconds,
                             arguments.max_requests,
@@ -320,8 +346,9 @@ def report(
     )
     print(header)
     print("-" * len(header))
+    kinds = [kind for kind in ("penta", "before", "baseline") if (kind, paces[0]) in results]
     for pace in paces:
-        for kind in ("penta", "baseline"):
+        for kind in kinds:
             phase = _median_phase(results[kind, pace])
             cpu_ms = 1000 * phase.server_cpu / max(len(phase.latencies), 1)
             print(
@@ -342,6 +369,22 @@ def report(
             + " ".join(f"{value:.1f}" for value in p99)
             + f", median {_median(p99):.1f} (baseline {_median(base_p99):.1f})"
         )
+
+    if "before" in kinds:
+        print()
+        for pace in paces:
+            pairs = list(zip(results["penta", pace], results["before", pace], strict=True))
+            ratios = [_cpu_per_action(now) / _cpu_per_action(then) for now, then in pairs]
+            print(
+                f"{pace}: CPU per action, this checkout / {arguments.compare_with}, round by "
+                "round "
+                + " ".join(f"{ratio:.2f}" for ratio in ratios)
+                + f", median {_median(ratios):.2f}"
+            )
+
+
+def _cpu_per_action(phase: Phase) -> float:
+    return phase.server_cpu / max(len(phase.latencies), 1)
 
 
 if __name__ == "__main__":

@@ -41,8 +41,10 @@ def free_port() -> int:
 class Uvicorn:
     """``uvicorn <target>`` with one worker on 127.0.0.1, stopped on leaving the block."""
 
-    def __init__(self, target: str, env: dict[str, str], *, log: Path) -> None:
+    def __init__(self, target: str, env: dict[str, str], *, log: Path, root: Path = ROOT) -> None:
+        """``root``: the checkout to serve (another one, to compare with this)."""
         self.target = target
+        self.root = root
         self.env = {**os.environ, "PENTA_SECRET_KEY": BENCH_SECRET_KEY, **env}
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -64,7 +66,7 @@ class Uvicorn:
                 str(self.port),
                 "--no-access-log",
             ],
-            cwd=ROOT,
+            cwd=self.root,
             env=self.env,
             stdout=self._log,
             stderr=subprocess.STDOUT,

@@ -193,6 +193,7 @@ class RedisBus:
     def share_presence(self, presence: Presence) -> None:
         """Tell the others this worker's streams of each seat, and ``presence`` theirs."""
         self.presence = presence
+        presence.share()
         presence.streams_listeners.append(self._streams_changed)
 
     async def takeover_turn(self, seconds: float) -> bool:
@@ -282,13 +283,16 @@ class RedisBus:
         self.counts["resyncs"] += 1
 
     def _set_subscribed(self, subscribed: bool) -> None:
-        if subscribed != self._subscribed:
+        changed = subscribed != self._subscribed
+        if changed:
             self._check.set()  # check now, and at the pace of the new state from then on
         with self._lock:
             self._subscribed = subscribed
             if not subscribed:  # nobody will send these: the checks cover them
                 self.counts["dropped"] += len(self._outgoing)
                 self._outgoing.clear()
+        if changed and self.presence is not None:
+            self.presence.bus_changed(subscribed)
 
     async def _listen(self) -> None:
         waits = reconnect_waits()

@@ -2,8 +2,9 @@
 
     penta serve [--host H] [--port P]   check, migrate, then serve (the Docker image's command)
     penta migrate                       bring the database schema up to date
-    penta backup PATH                   a consistent copy of the live database (file or folder)
-    penta restore PATH                  replace the database with a backup (server stopped)
+    penta backup PATH [--force]         a consistent copy of the live database (file or folder)
+    penta restore PATH                  replace the database with a backup (refused while a
+                                        server runs, or if PATH is not exactly Penta's schema)
     penta strategy build                build the optimal strategy's table ahead of time
     penta version                       the version of Penta, Python and SQLite
 
@@ -28,6 +29,8 @@ from app.cli import backup as backups
 from app.cli import preflight
 from app.cli.preflight import StartupError
 from app.fairness.__main__ import DEFAULT_SERVER
+from app.fairness.verifier import seat_seed
+from app.store.database import keep_files_private
 
 LOG_FORMAT = "%(levelname)s:     %(message)s"
 """uvicorn's own format, so that Penta's lines read like the server's around them."""
@@ -60,21 +63,21 @@ def _backup(arguments: argparse.Namespace) -> None:
     target = Path(arguments.path)
     if arguments.path.endswith("/"):  # a folder, made if need be, for a dated file
         preflight.check_writable(target, "backup folder")
-    copied = backups.backup(database, target)
+    copied = backups.backup(database, target, force=arguments.force)
     print(f"backed up {copied.counted} to {copied.path} ({copied.size} bytes)")
 
 
 def _restore(arguments: argparse.Namespace) -> None:
-    from app.store.migrate import upgrade
-
     settings = preflight.load_settings()
     preflight.check_storage(settings)
     database = backups.sqlite_path(settings.resolved_database_url)
     if arguments.path.is_file():
         preflight.check_backup(arguments.path)
     copied = backups.restore(arguments.path, database)
-    upgrade(settings.resolved_database_url)  # a backup from an older Penta comes up to date
     print(f"restored {copied.counted} from {arguments.path} into {copied.path}")
+    if copied.closed:
+        games = f"{copied.closed} game{'' if copied.closed == 1 else 's'}"
+        print(f"closed {games} in play: their dice could repeat rolls already seen")
 
 
 def _strategy_build(_arguments: argparse.Namespace) -> None:
@@ -110,7 +113,10 @@ def _verify(arguments: argparse.Namespace) -> None:
     """The check of docs/fairness.md against a server: exit 0 when every roll matches."""
     from app.fairness.__main__ import verify
 
-    status, report = verify(arguments.game, arguments.server)
+    seeds = dict(arguments.seed or [])
+    status, report = verify(
+        arguments.game, arguments.server, commitment=arguments.commitment, seeds=seeds
+    )
     print(report, file=sys.stdout if status == 0 else sys.stderr)
     if status:
         raise SystemExit(status)
@@ -143,11 +149,13 @@ def parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1", help="address to listen on (127.0.0.1)")
     serve.add_argument("--port", type=int, default=8000, help="port to listen on (8000)")
     command("migrate", _migrate, "bring the database schema up to date")
-    command(
+    backup = command(
         "backup", _backup, "copy the live database to PATH (a file, or a folder/ for a dated one)"
-    ).add_argument("path", metavar="PATH")
+    )
+    backup.add_argument("path", metavar="PATH")
+    backup.add_argument("--force", action="store_true", help="replace PATH if it exists")
     command(
-        "restore", _restore, "replace the database with the backup PATH (stop the server first)"
+        "restore", _restore, "replace the database with the backup PATH (no server running)"
     ).add_argument("path", metavar="PATH", type=Path)
     strategy = command("strategy", _strategy_build, "the optimal strategy's table")
     strategy.add_argument("action", choices=["build"], help="build it ahead of time")
@@ -155,12 +163,23 @@ def parser() -> argparse.ArgumentParser:
     verify = command("verify", _verify, "recompute every roll of a finished game (its log)")
     verify.add_argument("game", help="the game's id, or any URL of it")
     verify.add_argument("--server", default=DEFAULT_SERVER, help="the server, for a bare game id")
+    verify.add_argument(
+        "--commitment", help="the commitment the game showed you before its first roll (hex)"
+    )
+    verify.add_argument(
+        "--seed",
+        type=seat_seed,
+        action="append",
+        metavar="SEAT:SEED",
+        help="the seed you gave for your seat (repeatable)",
+    )
     return root
 
 
 def main(argv: Sequence[str] | None = None) -> None:
     """Run one command; an operator's problem exits 1 with one line on stderr."""
     arguments = parser().parse_args(argv)
+    keep_files_private()  # backups and the database hold the seeds of the dice to come
     try:
         arguments.run(arguments)
     except StartupError as error:

@@ -13,6 +13,9 @@ import hmac
 import re
 from collections.abc import Iterator, Sequence
 
+SCHEME = 2
+"""How new games combine their seeds into each roll's message (:func:`roll_message`)."""
+
 SERVER_SEED_BYTES = 32
 """A server seed is 32 bytes from :mod:`secrets`."""
 
@@ -44,15 +47,27 @@ def is_client_seed(text: str) -> bool:
     return _CLIENT_SEED.fullmatch(text) is not None
 
 
-def roll_message(game_id: str, number: int, client_seeds: Sequence[str]) -> str:
+def roll_message(
+    game_id: str, number: int, client_seeds: Sequence[tuple[int, str]], scheme: int = SCHEME
+) -> str:
     """The message of roll ``number`` (counted from 0 over the whole game, every seat).
 
-    ``client_seeds`` are the human seats' seeds in seat order (computer seats have none).
+    ``client_seeds`` are the human seats' ``(seat, seed)`` in seat order (computer seats have
+    none). Scheme 2 names each seat and gives its seed in hex, so no two sets of seeds make
+    one message; scheme 1, of the games before it, joined the seeds with ``:``, which a seed
+    may hold (``"a:b"`` alone and ``"a"``, ``"b"`` gave the same message).
 
-    >>> roll_message("g1", 3, ["ab", "cd"])
+    >>> roll_message("g1", 3, [(0, "ab"), (2, "c:d")])
+    '2:g1:3:0=6162,2=633a64'
+    >>> roll_message("g1", 3, [(0, "ab"), (2, "cd")], scheme=1)
     'g1:3:ab:cd'
     """
-    return f"{game_id}:{number}:" + ":".join(client_seeds)
+    if scheme == 1:
+        return f"{game_id}:{number}:" + ":".join(seed for _seat, seed in client_seeds)
+    if scheme != 2:
+        raise ValueError(f"no dice scheme {scheme}")
+    seats = ",".join(f"{seat}={seed.encode('ascii').hex()}" for seat, seed in client_seeds)
+    return f"2:{game_id}:{number}:{seats}"
 
 
 def faces(server_seed: bytes, message: str) -> Iterator[int]:

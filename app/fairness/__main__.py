@@ -15,7 +15,7 @@ import urllib.parse
 import urllib.request
 from typing import Any
 
-from app.fairness.verifier import check
+from app.fairness.verifier import Malformed, check, seat_seed
 
 DEFAULT_SERVER = "http://127.0.0.1:8000"
 TIMEOUT_SECONDS = 30
@@ -49,8 +49,15 @@ def fetch(url: str) -> dict[str, Any]:
     return log
 
 
-def verify(game: str, server: str = DEFAULT_SERVER) -> tuple[int, str]:
-    """The exit status and the report of checking ``game``'s dice."""
+def verify(
+    game: str,
+    server: str = DEFAULT_SERVER,
+    *,
+    commitment: str | None = None,
+    seeds: dict[int, str] | None = None,
+) -> tuple[int, str]:
+    """The exit status and the report of checking ``game``'s dice, and that its commitment
+    and the seats' seeds are ``commitment`` and ``seeds`` (what the player saw and gave)."""
     try:
         log = fetch(log_url(game, server))
     except ValueError as error:
@@ -64,7 +71,10 @@ def verify(game: str, server: str = DEFAULT_SERVER) -> tuple[int, str]:
         return 2, "this game's dice are not verifiable (it is from before the verifiable dice)"
     if fairness["server_seed"] is None:
         return 2, "the game is not over yet: the server seed is revealed at its end"
-    problems = check(log)
+    try:
+        problems = check(log, commitment, seeds)
+    except Malformed as error:
+        return 2, f"cannot be checked: {error}"
     if problems:
         return 1, "\n".join(problems)
     return 0, f"all {len(log['rolls'])} rolls match"
@@ -76,8 +86,20 @@ def main(arguments: list[str] | None = None) -> int:
     command = commands.add_parser("verify", help="recompute every roll of a finished game")
     command.add_argument("game", help="the game's id, or any URL of it")
     command.add_argument("--server", default=DEFAULT_SERVER, help="the server, for a bare game id")
+    command.add_argument(
+        "--commitment", help="the commitment the game showed you before its first roll (hex)"
+    )
+    command.add_argument(
+        "--seed",
+        type=seat_seed,
+        action="append",
+        metavar="SEAT:SEED",
+        help="the seed you gave for your seat (repeatable)",
+    )
     options = parser.parse_args(arguments)
-    status, report = verify(options.game, options.server)
+    status, report = verify(
+        options.game, options.server, commitment=options.commitment, seeds=dict(options.seed or [])
+    )
     print(report, file=sys.stdout if status == 0 else sys.stderr)
     return status
 

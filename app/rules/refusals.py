@@ -74,6 +74,9 @@ MESSAGES: dict[str, Message] = {
     # The service: games, seats and the lobby.
     "not_found": N_("there is no such game"),
     "name_needed": N_("a name is needed"),
+    "name_control": N_("a name cannot hold control or invisible characters"),
+    "name_invisible": N_("a name needs at least one letter, digit or symbol that can be seen"),
+    "name_taken": N_("another player in this game already has that name"),
     "name_too_long": N_plural(
         "a name has at most %(num)d character", "a name has at most %(num)d characters"
     ),
@@ -85,6 +88,8 @@ MESSAGES: dict[str, Message] = {
     "already_started": N_("the game has already started"),
     "join_started": N_("cannot join a game that has started"),
     "add_to_started": N_("cannot add a player to a game that has started"),
+    "remove_started": N_("players can be removed only before the game starts"),
+    "remove_host": N_("the host's own seat cannot be removed"),
     "full": N_plural("a game has at most %(num)d player", "a game has at most %(num)d players"),
     "not_started": N_("the game has not started yet"),
     "abandoned": N_("this game was closed after a long pause"),
@@ -105,6 +110,9 @@ MESSAGES: dict[str, Message] = {
     "not_to_move": N_("only the seat of the player to move can be handed over"),
     "present": N_("that player has the game open"),
     "not_away_long": N_("that player has not been away long enough"),
+    "presence_unknown": N_(
+        "who has the game open cannot be told just now: try again in a few seconds"
+    ),
     "invalid_reaction": N_("there is no such reaction"),
     "too_many_reactions": N_("too many reactions: wait a moment"),
     # The web layer: forms, limits, the server's own state and the framework's refusals.

@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from app import metrics
 from app.service.deadlines import Deadlines
 from app.service.errors import NotFoundError
 from app.service.views import GameView
 from app.store.cache import Snapshots
 from app.store.database import Database
 from app.store.game_store import Editing, GameStore, NoSuchGame, Reading
-from app.store.models import GameRecord
+from app.store.models import GameRecord, GameStatus
 from app.store.snapshots import Snapshot
 
 ChangeListener = Callable[[str, int, GameView | None], None]
@@ -51,6 +52,8 @@ class Changes:
         """Keep a change's snapshot once it is committed and tell the listeners; its view."""
         self.store.keep(snapshot)
         view = self.view(snapshot)
+        if snapshot.scored and view.status == GameStatus.FINISHED:
+            metrics.game_finished()  # the version that scored the last box
         for listener in self.listeners:
             listener(view.id, view.version, view)
         return view

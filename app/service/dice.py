@@ -25,12 +25,14 @@ class RollSeeds:
     game_id: str
     number: int
     """The roll's number in the game, counted from 0 over every seat."""
-    client_seeds: tuple[str, ...]
-    """The human seats' seeds, in seat order."""
+    client_seeds: tuple[tuple[int, str], ...]
+    """The human seats' ``(seat, seed)``, in seat order."""
+    scheme: int = fairness.SCHEME
+    """How the seeds are combined (:func:`app.fairness.roll_message`)."""
 
     @property
     def message(self) -> str:
-        return fairness.roll_message(self.game_id, self.number, self.client_seeds)
+        return fairness.roll_message(self.game_id, self.number, self.client_seeds, self.scheme)
 
 
 class DiceSource(Protocol):

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import threading
+import time
 from collections import defaultdict, deque
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -103,6 +104,9 @@ class Broker:
     def __init__(self) -> None:
         self._subscriptions: dict[str, set[Subscription]] = defaultdict(set)
         self._lock = threading.Lock()
+        self._heard: dict[str, tuple[int, float]] = {}
+        """Each watched game's newest version and when it was published (just after its
+        commit, on this worker), for the live lag (``penta_live_lag_seconds``)."""
         self.watch_listeners: list[Callable[[], None]] = []
         """Told (from any thread) when a game gains its first subscriber or loses its last:
         the bus hears of the games this process's streams watch, and only of those."""
@@ -125,6 +129,7 @@ class Broker:
                 subscriptions.discard(subscription)
                 if not subscriptions:
                     del self._subscriptions[subscription.game_id]
+                    self._heard.pop(subscription.game_id, None)
                     last = True
         if last:
             self._watched_changed()
@@ -150,11 +155,19 @@ class Broker:
         None: the subscribers read it); safe from any thread."""
         with self._lock:
             subscriptions = list(self._subscriptions.get(game_id, ()))
+            if subscriptions and version > self._heard.get(game_id, (0, 0.0))[0]:
+                self._heard[game_id] = (version, time.perf_counter())
         for subscription in subscriptions:
             try:
                 subscription.loop.call_soon_threadsafe(subscription.notify, version, view)
             except RuntimeError:  # that loop has closed: the subscriber is gone
                 self.unsubscribe(subscription)
+
+    def heard_at(self, game_id: str, version: int) -> float | None:
+        """When ``version`` of the game was published here (``perf_counter``), if it is the
+        newest one heard of."""
+        heard = self._heard.get(game_id)
+        return heard[1] if heard is not None and heard[0] == version else None
 
     def signal(self, game_id: str, signal: object) -> None:
         """Send ``signal`` (hashable) to every subscriber of ``game_id``; safe from any thread."""

@@ -42,6 +42,8 @@ class Fairness:
     server_seed: str | None
     """The server seed in hex, once the game is over; None before, and for ever when the
     game's dice are not verifiable."""
+    scheme: int = fairness.SCHEME
+    """How the seeds make each roll's message (:func:`app.fairness.roll_message`)."""
 
     @property
     def verifiable(self) -> bool:
@@ -58,6 +60,7 @@ class Fairness:
                 if not player.computer
             ),
             server_seed=seed if record.status not in _SECRET_WHILE else None,
+            scheme=record.dice_scheme or 1,
         )
 
 
@@ -81,8 +84,11 @@ def next_roll_seeds(snapshot: Snapshot) -> RollSeeds | None:
         game_id=record.id,
         number=snapshot.rolls,
         client_seeds=tuple(
-            player.client_seed or "" for player in record.players if not player.computer
+            (player.seat, player.client_seed or "")
+            for player in record.players
+            if not player.computer
         ),
+        scheme=record.dice_scheme or 1,
     )
 
 
@@ -92,6 +98,8 @@ class LoggedRoll:
 
     number: int
     seat: int
+    turn: int
+    """The turn it was made in, counted from 0 over the whole game (seat = turn % seats)."""
     held: tuple[bool, ...]
     """The dice held when it was rolled (none on a turn's first roll)."""
     dice: Dice
@@ -106,6 +114,7 @@ def roll_log(players: int, actions: Iterable[Action]) -> list[LoggedRoll]:
         if isinstance(action, Roll):
             assert state.seat is not None
             held = state.turn.held if state.turn.dice is not None else (False,) * DICE_COUNT
-            rolls.append(LoggedRoll(len(rolls), state.seat, held, action.dice))
+            turn = state.scored_turns
+            rolls.append(LoggedRoll(len(rolls), state.seat, turn, held, action.dice))
         state = state.apply(action)
     return rolls

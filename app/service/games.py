@@ -10,18 +10,21 @@ from app.service.deadlines import DEFAULT_DEADLINES, Deadlines
 from app.service.dice import DiceSource
 from app.service.fairness import LoggedRoll, roll_log
 from app.service.lobby import Lobby
+from app.service.measured import measured
 from app.service.play import MAX_HOLDS_PER_TURN, Play
 from app.service.rematch import Rematches
 from app.service.seats import seat_of
 from app.service.server_steps import ServerSteps
 from app.service.views import GameView
+from app.store import reports
 from app.store.database import Database
 from app.strategy import StrategyProvider
 
 
 class GameService:
-    """Every use case of a game. The lobby's and play's are their own bound methods, not
-    wrappers: a move goes from the route to :class:`Play` and :class:`Changes`, nowhere else."""
+    """Every use case of a game. The lobby's and play's are their own bound methods, only
+    counted and timed for the operators: a move goes from the route to :class:`Play` and
+    :class:`Changes`, nowhere else."""
 
     def __init__(
         self,
@@ -41,19 +44,20 @@ class GameService:
         self.steps = ServerSteps(self.changes, dice, strategy, self.play)
         self.rematches = Rematches(self.changes, dice)
 
-        # Before play: create, seat, start.
-        self.create = self.lobby.create
-        self.join = self.lobby.join
-        self.add_computer = self.lobby.add_computer
-        self.set_client_seed = self.lobby.set_client_seed
-        self.start = self.lobby.start
-        self.move_seat = self.lobby.move_seat
+        # Before play: create, seat, start (each counted and timed, app/metrics.py).
+        self.create = measured("create", self.lobby.create)
+        self.join = measured("join", self.lobby.join)
+        self.add_computer = measured("add_computer", self.lobby.add_computer)
+        self.remove_seat = measured("remove_seat", self.lobby.remove_seat)
+        self.set_client_seed = measured("client_seed", self.lobby.set_client_seed)
+        self.start = measured("start", self.lobby.start)
+        self.move_seat = measured("move_seat", self.lobby.move_seat)
         # A seat's actions.
-        self.roll = self.play.roll
-        self.set_hold = self.play.set_hold
-        self.score = self.play.score
-        self.auto = self.play.auto
-        self.set_hints = self.play.set_hints
+        self.roll = measured("roll", self.play.roll)
+        self.set_hold = measured("hold", self.play.set_hold)
+        self.score = measured("score", self.play.score)
+        self.auto = measured("auto", self.play.auto)
+        self.set_hints = measured("hints", self.play.set_hints)
         self.advice = self.play.advice
         # The server's own steps, for the scheduler.
         self.play_due = self.steps.play_due
@@ -118,6 +122,10 @@ class GameService:
     def review(self, game_id: str) -> tuple[GameView, tuple[PlayerReview, ...]]:
         """The finished game and its review; 409 before the end, 503 while the table builds."""
         return reviews.game_review(self.database, self.strategy, game_id)
+
+    def games_by_status(self) -> dict[str, int]:
+        """How many games the database holds in each status, for the operators' metrics."""
+        return reports.games_by_status(self.database)
 
     def statistics(self) -> stats.Statistics:
         """Figures over every finished game."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from app.fairness import SCHEME
 from app.rules import Game
 from app.service import fairness
 from app.service.changes import Changes
@@ -13,11 +14,15 @@ from app.service.seats import (
     hash_secret,
     new_game_id,
     new_secret,
+    require_free_name,
     require_host,
+    same_name,
     seat_of,
+    seat_of_resume_token,
 )
 from app.service.status import require_not_abandoned, require_waiting
 from app.service.views import GameView
+from app.store.game_store import remove_player
 from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
 
@@ -61,6 +66,8 @@ class Lobby:
             turn_seconds=turn_seconds,
             rematch_id=None,
             server_seed=server_seed.hex() if server_seed is not None else None,
+            dice_scheme=SCHEME if server_seed is not None else None,
+            closed_reason=None,
             started_at=None,
             finished_at=None,
             turn_started_at=None,
@@ -88,6 +95,7 @@ class Lobby:
 
         def seat(record: GameRecord) -> None:
             require_waiting(record, "join_started")
+            require_free_name(record, name)
             record.players.append(
                 PlayerRecord(
                     seat=len(record.players),
@@ -106,11 +114,31 @@ class Lobby:
             require_host(record, secret)
             require_waiting(record, "add_to_started")
             number = sum(player.computer for player in record.players) + 1
+            while any(same_name(player.name, f"Computer {number}") for player in record.players):
+                number += 1  # a person took that name
             record.players.append(
                 PlayerRecord(seat=len(record.players), name=f"Computer {number}", computer=True)
             )
 
         return self.changes.change_records(game_id, seat)
+
+    def remove_seat(self, game_id: str, secret: str | None, seat: int) -> GameView:
+        """The host removes a computer or a player from the lobby (never their own seat):
+        the seats after it move up one. A person removed only watches then, and may join
+        again."""
+
+        def remove(record: GameRecord) -> None:
+            require_host(record, secret)
+            require_not_abandoned(record)
+            if record.status != GameStatus.WAITING:
+                raise ConflictError("already_started", "remove_started")
+            if not 0 <= seat < len(record.players):
+                raise InvalidError("invalid_seat")
+            if seat == 0:
+                raise ConflictError("remove_host")
+            remove_player(record, seat)
+
+        return self.changes.change_records(game_id, remove)
 
     def set_client_seed(self, game_id: str, secret: str | None, client_seed: str) -> GameView:
         """Change one's own client seed while the game waits; 409 once it has started."""
@@ -164,13 +192,15 @@ class Lobby:
             snapshot = writing.set_client_seeds(snapshot, seeds)
         return self.changes.committed(snapshot)
 
-    def move_seat(self, game_id: str, secret: str | None) -> tuple[GameView, str]:
-        """Move the seat that ``secret`` holds to another device: a new secret for it, the old
-        one retired (its browser then watches, and is told why). 403 for no seat."""
+    def move_seat(self, game_id: str, token: str, key: str) -> tuple[GameView, str]:
+        """Move the seat whose resume link carries ``token`` (:func:`resume_token` under
+        ``key``) to another device: a new secret for it, the old one retired (its browser
+        then watches, and is told why), and with it the link. 403 for no seat."""
         fresh = new_secret()
 
         def rotate(record: GameRecord) -> None:
-            seat = seat_of(record, secret)
+            hashes = [player.secret_hash for player in record.players]
+            seat = seat_of_resume_token(game_id, hashes, key, token)
             if seat is None:
                 raise ForbiddenError("not_your_seat")
             player = record.players[seat]

@@ -9,6 +9,7 @@ from datetime import datetime
 from typing import Literal
 
 from app.analysis.advice import Advice, advise
+from app.request_context import note_seat
 from app.rules import (
     Action,
     Box,
@@ -198,6 +199,7 @@ class Play:
                 if late == "done" and expect.turn in (None, state.scored_turns - 1):
                     return self.changes.view(snapshot)
                 raise ConflictError("too_late")
+            note_seat(game_id, acting)
             if acting != state.seat:
                 raise ForbiddenError("not_your_turn")
             _check(expect, record, state)

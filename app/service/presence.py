@@ -8,7 +8,10 @@ hand a seat to the computer only once its player has been away ``absent_seconds`
 With several workers (the Redis bus), the bus tells this worker what the others hold
 (:class:`RemotePresence`): a seat is present if any worker has a stream of it, and away
 only once no worker has had one for that long: a seat's leaving time is the latest of its
-last local stream closing and of the last word of another worker that it had one.
+last local stream closing and of the last word of another worker that it had one. While the
+bus is down, and for one expiry after it is back (until every worker has said again what it
+holds), the others' streams are unknown: :meth:`Presence.others_known` says so, and no seat
+is handed to the computer on a guess.
 
 Everything here is bounded: open streams are counted per game and forgotten with the last
 one; the moments seats were left are kept for at most ``MAX_REMEMBERED`` seats; what the
@@ -66,9 +69,29 @@ class Presence:
         self.streams_listeners: list[StreamsListener] = []
         self.remote = RemotePresence(remote_expire_seconds)
         self._started = clock()
+        self._shared = False
+        self._known_from: float | None = 0.0
+        """From when the other workers' streams are known (None: the bus is down)."""
         self._open: dict[str, Counter[int | None]] = {}
         self._left: OrderedDict[tuple[str, int], float] = OrderedDict()
         self._lock = threading.Lock()
+
+    def share(self) -> None:
+        """Other workers hold streams too (the Redis bus): unknown until it is up."""
+        with self._lock:
+            self._shared, self._known_from = True, None
+
+    def bus_changed(self, up: bool) -> None:
+        """The bus went down, or came (back) up: the others' words are known again once
+        each has had an expiry to repeat them."""
+        with self._lock:
+            self._known_from = self.clock() + self.remote.expire_seconds if up else None
+
+    def others_known(self) -> bool:
+        """Whether the other workers' streams are known now (always, with no other worker)."""
+        with self._lock:
+            known_from = self._known_from
+        return not self._shared or (known_from is not None and self.clock() >= known_from)
 
     def enter(self, game_id: str, seat: int | None) -> None:
         """A stream of ``seat`` (None: a spectator's) opened on the game."""

@@ -19,6 +19,7 @@ from typing import Protocol
 
 from app.service.errors import ConflictError, ForbiddenError, InvalidError, ServiceError
 from app.service.games import GameService
+from app.service.measured import counted
 
 REACTIONS: dict[str, str] = {
     "thumbs_up": "👍",
@@ -83,6 +84,7 @@ class Reactions:
         self._buckets: OrderedDict[tuple[str, int], tuple[float, float]] = OrderedDict()
         self._lock = threading.Lock()
 
+    @counted("reaction")
     def react(self, game_id: str, secret: str | None, kind: str) -> Reaction:
         """Send ``kind`` from the seat of ``secret`` to everyone watching the game."""
         view = self.games.get(game_id)

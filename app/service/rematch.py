@@ -2,17 +2,20 @@
 
 A player offers: a new game waits, with them as its host and the computer seats kept. Every
 other player sees the offer on the finished game's page and joins (taking a seat in the new
-game, held by the same secret) or declines. The offerer starts the new game from its lobby
+game, held by a new secret of its own: a secret, or a resume link, used up in one game is
+worth nothing in the next) or declines. The offerer starts the new game from its lobby
 when they like, with whoever joined; its turn timer starts with its first turn, as any game's.
 """
 
 from __future__ import annotations
 
+from app import fairness
 from app.rules import MAX_PLAYERS
 from app.service.changes import Changes
 from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError
-from app.service.seats import new_game_id, seat_of
+from app.service.measured import counted
+from app.service.seats import hash_secret, new_game_id, new_secret, seat_of
 from app.service.status import require_not_abandoned
 from app.service.views import GameView
 from app.store.game_store import Editing
@@ -26,16 +29,19 @@ class Rematches:
         self.changes = changes
         self.dice = dice
 
-    def offer(self, game_id: str, secret: str | None) -> str:
-        """Offer a rematch of a finished game: the id of the new, waiting game. A second offer
-        (by anyone) gets the rematch already offered, changing nothing."""
+    @counted("rematch")
+    def offer(self, game_id: str, secret: str | None) -> tuple[str, str | None]:
+        """Offer a rematch of a finished game: the id of the new, waiting game and the
+        offerer's secret there. A second offer (by anyone) gets the rematch already offered,
+        and no secret, changing nothing."""
         with self.changes.store.editing() as editing:
             kept = self.changes.snapshot(editing, game_id)
             record = self._finished(editing, game_id)
             seat = _seat(record, secret)
             if record.rematch_id is not None:
-                return record.rematch_id
+                return record.rematch_id, None
             offerer = record.players[seat]
+            fresh = new_secret()
             # A new game, so new dice: its server seed is committed to from now on, and the
             # people's seeds are given as they join and start (docs/fairness.md).
             server_seed = self.dice.new_server_seed()
@@ -44,9 +50,10 @@ class Rematches:
                 status=GameStatus.WAITING.value,
                 turn_seconds=record.turn_seconds,
                 server_seed=server_seed.hex() if server_seed is not None else None,
+                dice_scheme=fairness.SCHEME if server_seed is not None else None,
             )
             rematch.players.append(
-                PlayerRecord(seat=0, name=offerer.name, secret_hash=offerer.secret_hash)
+                PlayerRecord(seat=0, name=offerer.name, secret_hash=hash_secret(fresh))
             )
             for player in record.players:
                 if player.computer:
@@ -59,12 +66,17 @@ class Rematches:
             changed = [editing.bump(kept, record), editing.created(rematch)]
         for snapshot in changed:
             self.changes.committed(snapshot)
-        return rematch.id
+        return rematch.id, fresh
 
-    def answer(self, game_id: str, secret: str | None, *, join: bool) -> GameView:
+    @counted("rematch_answer")
+    def answer(
+        self, game_id: str, secret: str | None, *, join: bool
+    ) -> tuple[GameView, str | None]:
         """Join the offered rematch (a seat in its lobby) or decline it; the finished game as
-        it is then. 409 without an offer, once the rematch has started or is full, or for a
-        player who has already joined."""
+        it is then, and the joiner's new secret in the rematch (None: declined). 409 without
+        an offer, once the rematch has started or is full, or for a player who has already
+        joined."""
+        fresh = None
         with self.changes.store.editing() as editing:
             kept = self.changes.snapshot(editing, game_id)
             record = self._finished(editing, game_id)
@@ -81,9 +93,10 @@ class Rematches:
                     raise ConflictError("already_started")
                 if len(rematch.players) >= MAX_PLAYERS:
                     raise ConflictError("full", num=MAX_PLAYERS)
+                fresh = new_secret()
                 rematch.players.append(
                     PlayerRecord(
-                        seat=len(rematch.players), name=player.name, secret_hash=player.secret_hash
+                        seat=len(rematch.players), name=player.name, secret_hash=hash_secret(fresh)
                     )
                 )
                 player.rematch = RematchAnswer.JOINED.value
@@ -92,7 +105,7 @@ class Rematches:
                 player.rematch = RematchAnswer.DECLINED.value
                 changed = [editing.bump(kept, record)]
         views = [self.changes.committed(snapshot) for snapshot in changed]
-        return views[0]
+        return views[0], fresh
 
     def _finished(self, editing: Editing, game_id: str) -> GameRecord:
         record = self.changes.record(editing, game_id)

@@ -1,4 +1,5 @@
-"""The retention sweep, at start-up and then every hour, always in a worker thread."""
+"""The retention sweep, at start-up and then every hour, always in a worker thread; each
+sweep also notes that this server is up (retention counts idle time only while one was)."""
 
 from __future__ import annotations
 
@@ -28,13 +29,17 @@ class RetentionSweeper:
         self.abandon_after = timedelta(days=abandon_after_days) if abandon_after_days else None
         self.delete_after = timedelta(days=delete_after_days) if delete_after_days else None
         self._task: asyncio.Task[None] | None = None
+        self.run: int | None = None
+        """This server's run on the database (kept by each sweep): idle time counts only
+        while some server ran."""
 
     def sweep(self) -> retention.Swept:
         """One sweep, committed, then every closed game announced (blocking: run it in a
         thread)."""
         swept = self.changes.store.sweep(
-            now(), abandon_after=self.abandon_after, delete_after=self.delete_after
+            now(), abandon_after=self.abandon_after, delete_after=self.delete_after, run=self.run
         )
+        self.run = swept.run
         for game_id, version in swept.abandoned.items():
             for listener in self.changes.listeners:
                 listener(game_id, version, None)

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from datetime import datetime, timedelta
+from time import perf_counter
 
+from app import metrics
 from app.rules import Action, Score
 from app.service.changes import Changes
 from app.service.clock import as_utc, now
@@ -37,6 +39,7 @@ class ServerSteps:
 
         Returns when the server must next act in the game (None: nothing is pending).
         """
+        started = perf_counter()
         # Most looks find nothing due (a person acted in time): no write lock for those.
         with self.changes.store.reading() as reading:
             snapshot = self.changes.snapshot(reading, game_id)
@@ -69,10 +72,13 @@ class ServerSteps:
                 if player.stand_in
                 else reason_for(state, computer_to_move=computer, timer_ran_out=ran_out)
             )
+            due = record.due_at
             snapshot = self.play.record(
                 writing, snapshot, state.seat, [action], reason=reason, moment=moment
             )
         self.changes.committed(snapshot)
+        lateness = (moment - as_utc(due)).total_seconds() if due is not None else 0.0
+        metrics.server_step("server", lateness, perf_counter() - started)
         return snapshot.record.due_at
 
     def play_for_computer(self, game_id: str) -> float | None:

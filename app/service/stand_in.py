@@ -13,11 +13,12 @@ from datetime import timedelta
 from app.service.clock import as_utc, now
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
+from app.service.measured import counted
 from app.service.presence import Presence
 from app.service.seats import seat_of
 from app.service.status import require_playing
 from app.service.views import GameView
-from app.store.game_store import log_entry
+from app.store.game_store import log_entry, newest_entry
 from app.store.models import ActionKind, GameRecord, GameStatus
 
 
@@ -28,6 +29,7 @@ class StandIns:
         self.games = games
         self.presence = presence
 
+    @counted("hand_over")
     def hand_over(self, game_id: str, secret: str | None, seat: int) -> GameView:
         """Let the computer play ``seat`` (the player to move, away long enough) for now."""
 
@@ -47,10 +49,12 @@ class StandIns:
             if self.games.get(game_id).turn != seat:
                 raise ConflictError("not_to_move")
             absent = self.presence.absent_for(game_id, seat)
-            if absent is None:
+            if absent is None or _acted_lately(record, seat, self.presence.absent_seconds):
                 raise ConflictError("present")
             if absent < self.presence.absent_seconds:
                 raise ConflictError("not_away_long")
+            if not self.presence.others_known():
+                raise ConflictError("presence_unknown")
             player.stand_in = True
             # The scheduler plays the seat from now on, at a computer's pace.
             record.due_at = now() + timedelta(seconds=self.games.deadlines.pace)
@@ -101,6 +105,19 @@ class StandIns:
 
 class _NothingToDo(Exception):
     """The seat was not handed over: no write."""
+
+
+def _acted_lately(record: GameRecord, seat: int, seconds: float) -> bool:
+    """Whether the seat's player made the game's newest action less than ``seconds`` ago:
+    one who plays (through the API, say) with no stream open is at the table all the same,
+    whichever worker served them. The log's newest entry is theirs, so the game's row was
+    last changed by it."""
+    newest = newest_entry(record)
+    if newest is None or newest.seat != seat or newest.by_computer or newest.reason:
+        return False
+    if newest.kind == ActionKind.STAND_IN:
+        return False
+    return (now() - as_utc(record.updated_at)).total_seconds() < seconds
 
 
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:

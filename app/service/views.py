@@ -12,7 +12,7 @@ from app.service.clock import as_utc, seconds_left
 from app.service.fairness import Fairness
 from app.service.labels import short_labels
 from app.store.log import ScoreEntry
-from app.store.models import GameStatus, RematchAnswer
+from app.store.models import ClosedReason, GameStatus, RematchAnswer
 from app.store.rows import GameRow
 
 
@@ -44,6 +44,7 @@ class GameView:
     """Seconds before the turn timer runs out, when the game has one and is being played."""
     rematch_id: str | None
     players: tuple[PlayerView, ...]
+    closed_reason: ClosedReason | None
     state: Game
     fairness: Fairness
     """The dice's commitment and seeds (the server seed only once the game is over)."""
@@ -82,6 +83,7 @@ class GameView:
                 else None
             ),
             rematch_id=record.rematch_id,
+            closed_reason=_closed_reason(record),
             players=tuple(
                 PlayerView(
                     player.seat,
@@ -239,3 +241,10 @@ def _find(hashes: tuple[str | None, ...], hashed: str | None) -> int | None:
         if candidate and hmac.compare_digest(candidate, hashed):
             return seat
     return None
+
+
+def _closed_reason(record: GameRow) -> ClosedReason | None:
+    """Why an abandoned game was closed (a game closed before reasons were kept: idle)."""
+    if record.status != GameStatus.ABANDONED:
+        return None
+    return ClosedReason(record.closed_reason or ClosedReason.IDLE)

@@ -22,6 +22,9 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
+from app.metrics import DATABASE_WAIT
+from app.store.data_lock import DatabaseInUse, DataLock
+
 BUSY_TIMEOUT_MS = 10_000
 """How long a connection of the pool waits for a lock (reads in threads, the checkpointer)."""
 WAIT_SECONDS = 2.0
@@ -65,6 +68,30 @@ def on_event_loop() -> bool:
 
 _LOCK_NOT_AVAILABLE = "55P03"
 """PostgreSQL's SQLSTATE for a lock not granted within ``lock_timeout``."""
+
+
+PRIVATE_MODE = 0o600
+"""The database and its -wal and -shm hold the games' server seeds before they are revealed:
+the owner's only (SQLite makes the -wal and -shm with the database's own mode)."""
+PRIVATE_UMASK = 0o077
+"""The process's umask (:func:`keep_files_private`): what Penta creates is its owner's."""
+
+
+def keep_files_private() -> None:
+    """From now on every file this process creates (the database, its -wal and -shm,
+    backups, the secret key) is readable by its owner only."""
+    os.umask(PRIVATE_UMASK)
+
+
+def make_private(database: Path) -> None:
+    """Tighten ``database`` and its -wal and -shm to :data:`PRIVATE_MODE` where they exist
+    (a database made by an older Penta was 0644)."""
+    for path in (database, Path(f"{database}-wal"), Path(f"{database}-shm")):
+        try:
+            if path.exists() and path.stat().st_mode & 0o777 != PRIVATE_MODE:
+                path.chmod(PRIVATE_MODE)
+        except OSError as error:  # another owner's file: said, not fatal
+            logger.warning("could not make %s private: %s", path, error)
 
 
 def _is_busy(error: OperationalError) -> bool:
@@ -132,6 +159,7 @@ class Database:
         """The last write's failure (not a busy lock) and when, until a write succeeds."""
         self._checkpoints_stop: threading.Event | None = None
         self._checkpointer: threading.Thread | None = None
+        self._in_use: DataLock | None = None
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
@@ -173,7 +201,9 @@ class Database:
             if self.is_shared and on_event_loop():
                 raise DatabaseBusyError("a change to a shared database is made off the loop")
             try:
+                started = time.perf_counter()
                 with self._write_engine.begin() as connection:
+                    DATABASE_WAIT.observe(time.perf_counter() - started)  # for a pooled connection
                     yield connection
             except OperationalError as error:
                 if _is_busy(error):
@@ -183,8 +213,10 @@ class Database:
             self._failure = None
             return
         patient = not on_event_loop()
+        started = time.perf_counter()
         if not self._write_lock.acquire(timeout=self.wait_seconds if patient else 0):
             raise DatabaseBusyError("another change holds the database")
+        DATABASE_WAIT.observe(time.perf_counter() - started)
         try:
             if self._mover is None or self._mover.closed:
                 self._mover = self._write_engine.connect()
@@ -210,6 +242,24 @@ class Database:
             assert driver is not None
             driver.execute(f"PRAGMA busy_timeout={milliseconds}")
             self._mover_timeout_ms = milliseconds
+
+    def hold(self) -> None:
+        """Say a server uses this SQLite database, until :meth:`dispose`: ``penta restore``
+        is refused meanwhile (:mod:`app.store.data_lock`). Raises :class:`DatabaseInUse`
+        while a restore replaces the file."""
+        if self.path is None or self._in_use is not None:
+            return
+        try:
+            self._in_use = DataLock(self.path, exclusive=False).acquire()
+        except DatabaseInUse:
+            raise DatabaseInUse(
+                f"{self.path} is being restored (penta restore): start the server once it is done"
+            ) from None
+
+    def make_private(self) -> None:
+        """Tighten a SQLite database's files to the owner only (:func:`make_private`)."""
+        if self.path is not None:
+            make_private(self.path)
 
     def wal_bytes(self) -> int:
         """The size of SQLite's write-ahead log file (0 when there is none)."""
@@ -301,6 +351,9 @@ class Database:
                 self._mover.close()
                 self._mover = None
         self.engine.dispose()
+        if self._in_use is not None:
+            self._in_use.release()
+            self._in_use = None
 
 
 def _configure_postgresql(engine: Engine, *, lock_timeout_ms: int) -> None:

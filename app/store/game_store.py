@@ -192,12 +192,22 @@ class GameStore:
                 self.snapshots.load(connection, game_id)
 
     def sweep(
-        self, moment: datetime, *, abandon_after: timedelta | None, delete_after: timedelta | None
+        self,
+        moment: datetime,
+        *,
+        abandon_after: timedelta | None,
+        delete_after: timedelta | None,
+        run: int | None = None,
     ) -> retention.Swept:
-        """Close long-idle games and delete old finished ones, in one write."""
+        """Note this server's ``run`` as up, close long-idle games and delete old finished
+        ones, in one write."""
         with self.database.write_connection() as connection:
             return retention.sweep(
-                connection, moment, abandon_after=abandon_after, delete_after=delete_after
+                connection,
+                moment,
+                abandon_after=abandon_after,
+                delete_after=delete_after,
+                run=run,
             )
 
 
@@ -213,6 +223,28 @@ def load_record(session: Session, game_id: str, *, with_actions: bool = False) -
     if record is None:
         raise NoSuchGame(game_id)
     return record
+
+
+def remove_player(record: GameRecord, seat: int) -> None:
+    """Remove a seat of a game being changed; the seats after it move up one."""
+    session = object_session(record)
+    assert session is not None, "a record being changed belongs to its change"
+    record.players.pop(seat)
+    session.flush()  # the row is gone before the seats after it take its number
+    for player in record.players[seat:]:
+        player.seat -= 1
+
+
+def newest_entry(record: GameRecord) -> ActionRecord | None:
+    """The game's newest logged entry, read in the change that holds ``record``."""
+    session = object_session(record)
+    assert session is not None, "a record being changed belongs to its change"
+    return session.scalars(
+        select(ActionRecord)
+        .where(ActionRecord.game_id == record.id)
+        .order_by(ActionRecord.number.desc())
+        .limit(1)
+    ).first()
 
 
 def log_entry(record: GameRecord, seat: int, kind: ActionKind, payload: dict[str, Any]) -> None:

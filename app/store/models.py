@@ -38,6 +38,13 @@ class Reason(StrEnum):
     """The computer stands in for a player who is away."""
 
 
+class ClosedReason(StrEnum):
+    """Why a game was closed as abandoned (the column ``games.closed_reason``)."""
+
+    IDLE = "idle"
+    RESTORED = "restored"
+
+
 class RematchAnswer(StrEnum):
     """A player's part in the rematch offered after a finished game; the values are stored."""
 
@@ -73,6 +80,12 @@ class GameRecord(Base):
     turn_seconds: Mapped[int | None] = mapped_column(Integer, default=None)
     rematch_id: Mapped[str | None] = mapped_column(String(16), default=None)
     server_seed: Mapped[str | None] = mapped_column(String(64), default=None)
+    dice_scheme: Mapped[int | None] = mapped_column(Integer, default=None)
+    """How the seeds are combined into each roll's message (``app.fairness``): 2 for games
+    created since it, NULL (1) for the games before."""
+    closed_reason: Mapped[str | None] = mapped_column(String(16), default=None)
+    """Why an abandoned game was closed: ``idle`` (a long pause; NULL in games closed before
+    the column) or ``restored`` (the database was restored from a backup while it was played)."""
     """The dice's secret (hex), revealed only once the game is over; None: not verifiable."""
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
@@ -147,3 +160,17 @@ class ReviewRecord(Base):
     strategy: Mapped[str] = mapped_column(String(32))
     data: Mapped[list[dict[str, Any]]] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), server_default=func.now())
+
+
+class ServiceRun(Base):
+    """A span of time a server ran on this database: from its start to when it last said so.
+
+    Retention counts a game's idle time only while some server ran (the union of the runs), so
+    a server that was down for a week closes nothing at its next start.
+    """
+
+    __tablename__ = "service_runs"
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from app.rules import Action, Game
 from app.store.database import Database
@@ -87,3 +87,11 @@ def final_totals(database: Database) -> list[FinalTotal]:
         for game_id, seat, name, computer, total, used_hints, finished_at in rows
         if total is not None
     ]
+
+
+def games_by_status(database: Database) -> dict[str, int]:
+    """How many games the database holds in each status (one indexed count)."""
+    query = select(GameRecord.status, func.count()).group_by(GameRecord.status)
+    with database.read_connection() as connection:
+        counted = {str(status): int(count) for status, count in connection.execute(query)}
+    return {status.value: counted.get(status.value, 0) for status in GameStatus}

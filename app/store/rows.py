@@ -49,6 +49,8 @@ class GameRow:
     rematch_id: str | None
     server_seed: str | None = field(repr=False)
     """Never shown before the game is over: kept out of the repr, so out of any log line."""
+    dice_scheme: int | None
+    closed_reason: str | None
     started_at: datetime | None
     finished_at: datetime | None
     turn_started_at: datetime | None

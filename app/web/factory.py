@@ -33,11 +33,12 @@ from app.web.plumbing.head import HeadMiddleware
 from app.web.plumbing.hosts import HostMiddleware
 from app.web.plumbing.limits import ActionLimitMiddleware, RateLimiter
 from app.web.plumbing.middleware import BrowserMiddleware
+from app.web.plumbing.request_log import RequestLog
 from app.web.plumbing.server_setup import PentaApp, trusted_proxies
 from app.web.plumbing.shared_limits import SharedLimits
 from app.web.plumbing.stream_limits import StreamSlots
 from app.web.plumbing.templating import create_templates, render
-from app.web.routes import api, events, install, lobby, pages, review, stats, table
+from app.web.routes import api, events, install, lobby, metrics, pages, review, stats, table
 from app.web.routes.rules_page import router as rules_router
 from app.web.table_events import PresenceAnnouncer
 
@@ -82,7 +83,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
 
     @asynccontextmanager
     async def lifespan(_app: FastAPI) -> AsyncIterator[None]:
+        database.hold()  # a restore is refused while the server runs
         upgrade(settings.resolved_database_url)
+        database.make_private()
         database.start_checkpoints()
         strategy.start()
         await sweeper.start()
@@ -121,7 +124,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         if shared_limits
         else RateLimiter(settings.rate_limit_per_minute)
     )
-    logs.install()
+    logs.install(settings.log_format)
+    app.state.worker_registry = metrics.worker_registry(service, bus)
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(
         ActionLimitMiddleware,
@@ -137,6 +141,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(HeadMiddleware)
     app.add_middleware(HostMiddleware, names=settings.host_names, public_url=settings.public_url)
     app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=trusted_proxies(settings))
+    # Outside the proxy headers: the id a proxy sends is believed only from a trusted one.
+    app.add_middleware(
+        RequestLog, trusted_proxies=trusted_proxies(settings), write=settings.log_format == "json"
+    )
     errors.install(app)
     app.include_router(api.router)
     app.include_router(events.router)
@@ -148,6 +156,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(table.router)
     app.include_router(table.api)
     app.include_router(install.router)
+    app.include_router(metrics.router)
     app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
     @app.get("/docs", include_in_schema=False)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -83,8 +83,9 @@ class LiveViews:
         self._views: dict[str, GameView] = {}
         self._locks: dict[str, asyncio.Lock] = {}
         self._renderings: OrderedDict[RenderingKey, Rendering] = OrderedDict()
-        self.made = 0
-        """Renderings made since the start: the tests count them per version."""
+        self.made: Counter[str] = Counter()
+        """Renderings made since the start, by what they are of (the first part of their
+        kind: ``game``, ``lobby``, ``table``, ``hints``, ``api``...): the tests count them."""
 
     async def view(
         self, game_id: str, at_least: int, published: GameView | None = None
@@ -117,7 +118,7 @@ class LiveViews:
         each made one line, and the whole is encoded as one ``event``."""
         rendering = self._renderings.get(key)
         if rendering is None:
-            self.made += 1
+            self.made[key.kind.partition(":")[0]] += 1
             parts = tuple(_LINE_BREAKS.sub(" ", part) for part in make())
             rendering = Rendering(parts, sse(event, key.version, "".join(parts)))
             self._renderings[key] = rendering

@@ -46,6 +46,10 @@ class FairnessOut(BaseModel):
         description="The server seed (hex), revealed once the game is over; null before"
     )
     verifiable: bool = Field(description="False for games from before the verifiable dice")
+    scheme: int = Field(
+        description="How the seeds make each roll's message (docs/fairness.md): 2 for games "
+        "created since it, 1 before"
+    )
 
     @classmethod
     def of(cls, fairness: Fairness) -> FairnessOut:
@@ -56,6 +60,7 @@ class FairnessOut(BaseModel):
                 for seed in fairness.client_seeds
             ],
             server_seed=fairness.server_seed,
+            scheme=fairness.scheme,
             verifiable=fairness.verifiable,
         )
 
@@ -79,6 +84,12 @@ class GameOut(BaseModel):
     )
     players: list[PlayerOut]
     winners: list[int] = Field(description="Seats sharing the highest total, once finished")
+    closed_reason: Literal["idle", "restored"] | None = Field(
+        default=None,
+        description="Why an abandoned game was closed: `idle` (a long pause) or `restored` "
+        "(the server was restored from a backup while it was played: its dice could have "
+        "repeated rolls already seen); null otherwise",
+    )
     fairness: FairnessOut
 
     @classmethod
@@ -87,6 +98,7 @@ class GameOut(BaseModel):
             id=view.id,
             url=f"{base_url.rstrip('/')}/games/{view.id}",
             status=view.status.value,
+            closed_reason=view.closed_reason.value if view.closed_reason else None,
             version=view.version,
             round=view.round,
             turn=view.turn,
@@ -149,6 +161,7 @@ class ClientSeedIn(_Strict):
 
 class RollLogOut(BaseModel):
     n: int = Field(description="The roll's number in the game, from 0, over every seat")
+    turn: int = Field(description="The turn it was made in, from 0, over every seat")
     seat: int
     held: list[bool] = Field(description="The dice held when it was rolled")
     dice: list[int] = Field(description="The five dice after the roll")
@@ -157,6 +170,8 @@ class RollLogOut(BaseModel):
 class LogOut(BaseModel):
     game_id: str
     status: Status
+    seats: int = Field(description="The game's seats, computers' included")
+    computers: list[int] = Field(description="The seats the computer plays (they have no seed)")
     fairness: FairnessOut
     rolls: list[RollLogOut]
 
@@ -165,10 +180,16 @@ class LogOut(BaseModel):
         return cls(
             game_id=view.id,
             status=view.status.value,
+            seats=len(view.players),
+            computers=[player.seat for player in view.players if player.computer],
             fairness=FairnessOut.of(view.fairness),
             rolls=[
                 RollLogOut(
-                    n=roll.number, seat=roll.seat, held=list(roll.held), dice=list(roll.dice)
+                    n=roll.number,
+                    turn=roll.turn,
+                    seat=roll.seat,
+                    held=list(roll.held),
+                    dice=list(roll.dice),
                 )
                 for roll in rolls
             ],

@@ -195,6 +195,42 @@
     }
   }, true);
 
+  // An empty name is refused by the browser in the page's language, not its own.
+  document.addEventListener("invalid", function (event) {
+    var field = event.target;
+    if (field.dataset && field.dataset.missing && field.validity.valueMissing) {
+      field.setCustomValidity(field.dataset.missing);
+    }
+  }, true);
+  document.addEventListener("input", function (event) {
+    if (event.target.dataset && event.target.dataset.missing) {
+      event.target.setCustomValidity("");
+    }
+  });
+
+  // The native share sheet, where the browser has one (phones): its button is shown then.
+  function offerSharing() {
+    if (navigator.share) {
+      document.querySelectorAll("[data-share][hidden]").forEach(function (button) {
+        button.hidden = false;
+      });
+    }
+  }
+  offerSharing();
+  document.addEventListener("htmx:afterSettle", offerSharing);
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest ? event.target.closest("[data-share]") : null;
+    if (!button || !navigator.share) {
+      return;
+    }
+    var field = document.getElementById(button.dataset.share);
+    navigator.share({ title: document.title, text: button.dataset.shareText, url: field.value })
+      .catch(function () {
+        // dismissed, or not allowed here: Copy link is beside it
+      });
+  });
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest ? event.target.closest("[data-copy]") : null;
     if (!button) {

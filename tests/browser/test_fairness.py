@@ -5,6 +5,7 @@ roll with WebCrypto, agreeing with the server, and names the roll of a tampered 
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -96,4 +97,51 @@ def test_the_browser_seeds_the_dice_and_checks_every_roll(
     doubter.goto(link)
     doubter.get_by_role("button", name="Check the dice").click()
     doubter.get_by_text(re.compile(r"^The server seed does not match the commitment\. ")).wait_for()
+
+    # Each browser kept the commitment it was shown before the first roll and its own seed.
+    def kept(page: Any) -> Any:
+        return page.evaluate(f"JSON.parse(localStorage.getItem('penta:fairness:{game_id}'))")
+
+    assert kept(ann) == {"commitment": commitment, "seed": seeds[0]["client_seed"]}
+    assert kept(bob) == {"commitment": commitment, "seed": seeds[1]["client_seed"]}
+    # A server that swapped its seed and published the new one's commitment at the end: a
+    # stranger's browser cannot tell, Ann's can.
+    swapped = copy.deepcopy(log)
+    other = bytes(range(32))
+    swapped["fairness"].update(
+        server_seed=other.hex(), commitment=hashlib.sha256(other).hexdigest()
+    )
+    ann.route(
+        f"**/api/v1/games/{game_id}/log",
+        lambda route: route.fulfill(content_type="application/json", body=json.dumps(swapped)),
+    )
+    ann.get_by_role("button", name="Check the dice").click()
+    ann.get_by_text(
+        re.compile(r"^The commitment is not the one this browser was shown before the first roll")
+    ).wait_for()
+    # A log that gives Bob another seed than the one his browser gave.
+    reseeded = copy.deepcopy(log)
+    reseeded["fairness"]["client_seeds"][1]["client_seed"] = "f" * 32
+    bob.route(
+        f"**/api/v1/games/{game_id}/log",
+        lambda route: route.fulfill(content_type="application/json", body=json.dumps(reseeded)),
+    )
+    bob.reload()
+    bob.get_by_role("button", name="Check the dice").click()
+    bob.get_by_text(
+        re.compile(r"^Your seed in the log is not the one this browser gave")
+    ).wait_for()
+    # A log cut short cannot be checked at all.
+    cut = copy.deepcopy(log)
+    cut["rolls"] = cut["rolls"][:5]
+    spectator.unroute(f"**/api/v1/games/{game_id}/log")
+    spectator.route(
+        f"**/api/v1/games/{game_id}/log",
+        lambda route: route.fulfill(content_type="application/json", body=json.dumps(cut)),
+    )
+    spectator.reload()
+    spectator.get_by_role("button", name="Check the dice").click()
+    spectator.get_by_text(
+        "This log is not a whole, well-formed game: its dice cannot be checked."
+    ).wait_for()
     api.close()

@@ -151,3 +151,74 @@ def test_a_computer_seat_plays_by_itself(browser: Any, start_server: Callable[..
     ann.get_by_role("heading", name="Game over").wait_for(timeout=15_000)
     computer_cells = ann.locator("#scoresheet tbody td.used:nth-child(3)")
     assert computer_cells.count() == 13
+
+
+def test_the_host_removes_a_computer_and_a_friend_from_the_lobby(
+    browser: Any, server: Server
+) -> None:
+    ann, link = host_game(browser, server)
+    bob = join(browser, link, "Bob")
+    ann.get_by_role("button", name="Add a computer player").click()
+    players = ann.locator("ol.players li")
+    players.filter(has_text="Computer 1").wait_for()
+    assert bob.get_by_role("button", name=re.compile("^Remove")).count() == 0, "host only"
+    ann.get_by_role("button", name="Remove Computer 1").click()
+    players.filter(has_text="Computer 1").wait_for(state="detached")
+    ann.get_by_role("button", name="Remove Bob").click()
+    players.filter(has_text="Bob").wait_for(state="detached")
+    # Bob's own page, live: he is no longer seated and may join again.
+    bob.get_by_role("button", name="Join the game").wait_for()
+    assert players.count() == 1
+    bob.get_by_label("Your name").fill("Bob")
+    bob.get_by_role("button", name="Join the game").click()
+    players.filter(has_text="Bob").wait_for()
+    ann.get_by_role("button", name="Start the game").click()
+    ann.get_by_text("Round 1 of 13").wait_for()
+
+
+def test_the_invitee_sees_who_invited_them_first_and_the_host_shares_natively(
+    browser: Any, server: Server
+) -> None:
+    context = browser.new_context()
+    # Chromium on a desktop has no share sheet: this one records what it was given.
+    context.add_init_script(
+        "Object.defineProperty(navigator, 'share', "
+        "{value: (data) => { window.shared = data; return Promise.resolve(); }});"
+    )
+    host = context.new_page()
+    host.goto(server.url)
+    host.get_by_label("Your name").fill("Hana")
+    host.get_by_role("button", name="Play with friends").click()
+    host.get_by_role("heading", name="Waiting for players").wait_for()
+    link = host.locator("#share-link").input_value()
+    host.get_by_role("button", name="Share", exact=True).click()
+    host.wait_for_function("window.shared !== undefined")
+    assert host.evaluate("window.shared.url") == link
+
+    guest = browser.new_context().new_page()
+    guest.goto(link)
+    invited = guest.get_by_text("Hana invited you to Penta.")
+    invited.wait_for()
+    assert guest.get_by_role("button", name="Share", exact=True).is_hidden(), "no share sheet"
+
+    def top(locator: Any) -> float:
+        return float(locator.bounding_box()["y"])
+
+    name = guest.get_by_label("Your name")
+    assert top(invited) < top(name) < top(guest.locator("#share-link")), "the join form first"
+    assert host.get_by_text("invited you").count() == 0, "the host is not invited"
+    guest.close()
+    host.close()
+
+
+def test_an_empty_name_is_refused_in_the_pages_language(browser: Any, server: Server) -> None:
+    page = browser.new_context(locale="fr-FR").new_page()
+    page.goto(server.url)
+    name = page.locator("#name")
+    assert name.evaluate("field => field.form.reportValidity()") is False
+    assert name.evaluate("field => field.validationMessage") == (
+        "Saisissez d'abord votre nom : les autres le verront."
+    )
+    name.fill("Ann")
+    assert name.evaluate("field => field.form.checkValidity()") is True
+    page.context.close()

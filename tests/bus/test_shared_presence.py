@@ -31,6 +31,22 @@ def make(absent: float = 10, expire: float = 6) -> tuple[Presence, Clock, list[s
     return presence, clock, changed
 
 
+def test_the_other_workers_are_unknown_while_the_bus_is_down_and_one_expiry_after() -> None:
+    presence, clock, _ = make(expire=6)
+    assert presence.others_known(), "alone (no bus), this worker's streams are all there is"
+    presence.share()
+    assert not presence.others_known(), "before the bus is first up"
+    presence.bus_changed(True)
+    clock.now += 5.9
+    assert not presence.others_known(), "not every worker has repeated what it holds yet"
+    clock.now += 0.2
+    assert presence.others_known()
+    presence.bus_changed(False)
+    assert not presence.others_known()
+    clock.now += 600
+    assert not presence.others_known(), "however long it is down"
+
+
 def test_a_seat_another_worker_holds_is_present_until_its_word_expires() -> None:
     presence, clock, changed = make()
     presence.heard("a" * 16, "g", 0, 1)

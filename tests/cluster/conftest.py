@@ -26,6 +26,7 @@ from tests.redis_server import REDIS_SERVER, RedisServer
 WORKERS = 3
 PACE_SECONDS = 0.3
 AUTO_CONFIRM_SECONDS = 2.0
+METRICS_TOKEN = "cluster-metrics-token-0123456789"
 
 
 def libpq(url: str) -> str:
@@ -67,6 +68,7 @@ def running_cluster(folder: Path, strategy_table: Path, **extra: str) -> Iterato
         "PENTA_AUTO_CONFIRM_SECONDS": str(AUTO_CONFIRM_SECONDS),
         "PENTA_AUTO_CONFIRM_GRACE_SECONDS": "0",
         "PENTA_BUS_CHECK_SECONDS": "2",
+        "PENTA_METRICS_TOKEN": METRICS_TOKEN,
         **extra,
     }
     workers: list[Server] = []

@@ -15,9 +15,10 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cluster.conftest import Cluster
+from tests.cluster.conftest import METRICS_TOKEN, Cluster
 from tests.live.test_live_updates import events
 from tests.live_server import Server
+from tests.operator.test_metrics import scrape, value
 
 WAIT = 15.0
 
@@ -244,3 +245,56 @@ def test_with_redis_stopped_moves_succeed_and_streams_catch_up(
             print(
                 f"\ncluster: Redis back → stream at the newest version: {arrived - returned:.2f} s"
             )
+
+
+def test_the_workers_metrics_add_up_to_the_actions_made(cluster: Cluster) -> None:
+    """Each worker counts its own; Prometheus adds them up. Only the kinds this test makes
+    are compared (the module's other games may still have server steps to play)."""
+    kinds = ("create", "start", "roll", "score")
+    # The workers the module's other tests left running (one may have been killed).
+    workers = [worker for worker in cluster.workers if worker.process.poll() is None]
+    assert len(workers) >= 2
+
+    def bus_up() -> bool:  # Redis may have been stopped and started again just before
+        return all(value(scrape(w.url, METRICS_TOKEN)[1], "penta_bus_up") == 1 for w in workers)
+
+    deadline = time.monotonic() + WAIT
+    while not bus_up():
+        assert time.monotonic() < deadline, "the workers' bus did not come back"
+        time.sleep(0.2)
+
+    def totals() -> tuple[dict[tuple[str, str, str], float], list[float]]:
+        summed: dict[tuple[str, str, str], float] = {}
+        per_worker: list[float] = []
+        for worker in workers:
+            _families, samples = scrape(worker.url, METRICS_TOKEN)
+            mine = 0.0
+            for (name, pairs), number in samples.items():
+                labels = dict(pairs)
+                if name == "penta_actions_total" and labels["kind"] in kinds:
+                    key = (labels["kind"], labels["outcome"], labels["code"])
+                    summed[key] = summed.get(key, 0.0) + number
+                    mine += number
+            per_worker.append(mine)
+        return summed, per_worker
+
+    before, worker_before = totals()
+    game_id, token, game = new_game(workers[0])
+    made = {("create", "ok", ""): 1, ("start", "ok", ""): 1}
+    for turn in range(6):
+        game = act(workers[turn % len(workers)], f"/api/v1/games/{game_id}/roll", token, {})
+        box = max(game["options"], key=game["options"].get)
+        scorer = workers[(turn + 1) % len(workers)]
+        act(scorer, f"/api/v1/games/{game_id}/score", token, {"box": box})
+    made["roll", "ok", ""] = made["score", "ok", ""] = 6
+    # Two tabs on two workers ask for the same roll: one is made, the other refused stale.
+    version = act(workers[0], f"/api/v1/games/{game_id}/roll", token, {"hold": []})["version"]
+    stale = {"hold": [], "version": version - 1}
+    refused = answer(workers[1], f"/api/v1/games/{game_id}/roll", token, stale)
+    assert refused.status_code == 409
+    made["roll", "ok", ""] += 1
+    made["roll", "refused", refused.json()["error"]["code"]] = 1
+    after, worker_after = totals()
+    moved = {key: after[key] - before.get(key, 0.0) for key in after}
+    assert {key: int(number) for key, number in moved.items() if number} == made
+    assert all(later > earlier for earlier, later in zip(worker_before, worker_after, strict=True))

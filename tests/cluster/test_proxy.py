@@ -18,7 +18,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.cluster.conftest import Cluster, running_cluster
+from tests.cluster.conftest import METRICS_TOKEN, Cluster, running_cluster
 from tests.live_server import Server
 
 NGINX = shutil.which("nginx") or shutil.which("nginx", path="/usr/sbin")
@@ -142,3 +142,12 @@ def test_a_game_whose_worker_died_goes_on_on_another(proxy: Proxy) -> None:
     served = proxy.served(moves)
     assert served[home] == 1
     assert sorted(served) == [0, 1, 2], f"one other worker took the game over: {served}"
+
+
+def test_the_workers_metrics_are_not_served_to_the_outside(proxy: Proxy) -> None:
+    headers = {"Authorization": f"Bearer {METRICS_TOKEN}"}
+    assert httpx.get(f"{proxy.url}/metrics", headers=headers).status_code == 404
+    alive = [worker for worker in proxy.cluster.workers if worker.process.poll() is None]
+    assert alive
+    for worker in alive:  # where Prometheus scrapes them
+        assert httpx.get(f"{worker.url}/metrics", headers=headers).status_code == 200

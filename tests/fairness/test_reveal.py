@@ -40,6 +40,8 @@ def game_row(status: str) -> GameRow:
         turn_seconds=None,
         rematch_id=None,
         server_seed=SEED.hex(),
+        dice_scheme=2,
+        closed_reason=None,
         started_at=None,
         finished_at=None,
         turn_started_at=None,

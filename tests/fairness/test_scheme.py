@@ -29,12 +29,14 @@ def test_doctests(module: ModuleType) -> None:
 
 
 def test_a_roll_follows_the_hmac_bytes_skipping_those_from_252() -> None:
-    """Seed 32 zero bytes, game "g", no client seeds: the message of roll 0 is "g:0:"."""
+    """Seed 32 zero bytes, game "g", no client seeds: the message of roll 0 is "2:g:0:"
+    (scheme 2; "g:0:" in scheme 1)."""
     seed = bytes(32)
-    digest = hmac.new(seed, b"g:0::0", hashlib.sha256).digest()
+    digest = hmac.new(seed, b"2:g:0::0", hashlib.sha256).digest()
     expected = [byte % 6 + 1 for byte in digest if byte < 252]
-    assert roll_message("g", 0, []) == "g:0:"
-    stream = faces(seed, "g:0:")
+    assert roll_message("g", 0, []) == "2:g:0:"
+    assert roll_message("g", 0, [], scheme=1) == "g:0:"
+    stream = faces(seed, "2:g:0:")
     assert [next(stream) for _ in range(len(expected))] == expected
     assert all(next(stream) in FACES for _ in range(100))  # and on into block k = 1, 2, …
 
@@ -55,11 +57,20 @@ def test_the_stream_skips_bytes_from_252_and_goes_on_into_the_next_block() -> No
 
 
 def test_held_dice_keep_their_values_and_the_faces_fill_the_others_in_order() -> None:
-    seeds = RollSeeds(bytes(32), "g1", 0, ("ab",))
-    stream = faces(bytes(32), "g1:0:ab")
+    seeds = RollSeeds(bytes(32), "g1", 0, ((0, "ab"),))
+    stream = faces(bytes(32), "2:g1:0:0=6162")
     first_faces = [next(stream) for _ in range(3)]
     dice = roll(SecureDice(), (6, 6, 6, 6, 6), (True, False, True, False, False), seeds)
     assert dice == (6, first_faces[0], 6, first_faces[1], first_faces[2])
+
+
+def test_scheme_2_tells_apart_the_seeds_scheme_1_ran_together() -> None:
+    merged, apart = [(0, "ann:bob")], [(0, "ann"), (1, "bob")]
+    assert roll_message("g", 0, merged, scheme=1) == roll_message("g", 0, apart, scheme=1)
+    assert roll_message("g", 0, merged) != roll_message("g", 0, apart)
+    assert roll_message("g", 0, [(1, "ann")]) != roll_message("g", 0, [(0, "ann")])
+    with pytest.raises(ValueError, match="no dice scheme 3"):
+        roll_message("g", 0, apart, scheme=3)
 
 
 def _imports(path: str) -> set[str]:

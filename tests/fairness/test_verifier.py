@@ -17,7 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.fairness import commitment
-from app.fairness.verifier import check
+from app.fairness.verifier import Malformed, check
 from app.service.games import GameService
 from app.settings import ROOT
 from tests.fairness.play import docs_verifier, play_to_the_end, post, write_docs_verifier
@@ -159,3 +159,109 @@ def test_every_roll_still_verifies_after_a_seat_is_handed_over_and_taken_back(
     log: dict[str, Any] = client.get(f"/api/v1/games/{game_id}/log").json()
     assert check(log) == []
     assert [roll["n"] for roll in log["rolls"]] == list(range(len(log["rolls"])))
+
+
+def _forged(log: dict[str, Any], forge: Callable[[dict[str, Any]], None]) -> dict[str, Any]:
+    forged = copy.deepcopy(log)
+    forge(forged)
+    return forged
+
+
+def _merge_seeds(log: dict[str, Any]) -> None:
+    """Both people's seeds in seat 0, seat 1's dropped (scheme 1 made the same message)."""
+    seeds = log["fairness"]["client_seeds"]
+    seeds[:] = [{"seat": 0, "client_seed": f"{seeds[0]['client_seed']}:{seeds[1]['client_seed']}"}]
+
+
+FORGERIES: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
+    "no rolls": (lambda log: log.update(rolls=[]), "a finished game without every turn"),
+    "cut to 5 rolls": (lambda log: log.update(rolls=log["rolls"][:5]), "without every turn"),
+    "seeds merged into one seat": (_merge_seeds, "not one seed per person's seat"),
+    "a wrong seat": (lambda log: log["rolls"][7].update(seat=9), "roll 7: not the seat of"),
+    "a wrong number": (lambda log: log["rolls"][3].update(n=4), "roll 3 is out of sequence"),
+    "a bad hex seed": (
+        lambda log: log["fairness"].update(server_seed="zz" * 32),
+        "the server_seed is not 64 hex digits",
+    ),
+    "a null seed": (
+        lambda log: log["fairness"].update(server_seed=None),
+        "no server_seed: is the game over?",
+    ),
+    "a short held": (lambda log: log["rolls"][1]["held"].pop(), "roll 1: not five held flags"),
+    "a seventh face": (lambda log: log["rolls"][2]["dice"].__setitem__(0, 7), "not 1 to 6"),
+    "a fourth roll": (
+        lambda log: log["rolls"].insert(3, dict(log["rolls"][2])),
+        "out of sequence",
+    ),
+    "no computers said": (lambda log: log.pop("computers"), "which seats are computers"),
+    "an unknown scheme": (lambda log: log["fairness"].update(scheme=7), "an unknown dice scheme"),
+}
+
+
+@pytest.mark.parametrize("forgery", FORGERIES)
+def test_a_malformed_transcript_cannot_be_checked_exit_2_with_its_reason(
+    log: dict[str, Any], tmp_path: Path, forgery: str
+) -> None:
+    forge, reason = FORGERIES[forgery]
+    result = run_verifier(tmp_path, _forged(log, forge))
+    assert (result.returncode, result.stderr) == (2, ""), result.stderr
+    assert result.stdout.startswith("cannot be checked: ")
+    assert reason in result.stdout
+
+
+def test_a_fourth_roll_in_one_turn_is_refused_even_when_numbered(log: dict[str, Any]) -> None:
+    turn = next(roll["turn"] for roll in log["rolls"] if roll["n"] == 0)
+    rolls = [roll for roll in log["rolls"] if roll["turn"] == turn]
+    forged = _forged(log, lambda forged: None)
+    extra = [dict(rolls[-1]) for _ in range(4 - len(rolls))]
+    forged["rolls"] = rolls + extra + log["rolls"][len(rolls) :]
+    for n, roll in enumerate(forged["rolls"]):
+        roll["n"] = n
+    with pytest.raises(Malformed, match="a fourth roll in turn 0"):
+        check(forged)
+
+
+def test_what_the_player_saw_and_gave_is_compared(log: dict[str, Any], tmp_path: Path) -> None:
+    path = write_docs_verifier(tmp_path)
+    shown = log["fairness"]["commitment"]
+
+    def run(*arguments: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [sys.executable, str(path), *arguments],
+            input=json.dumps(log),
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=False,
+        )
+
+    assert run("--commitment", shown, "--seed", "0:ann-1", "--seed", "1:B0b's ~").returncode == 0
+    other = run("--commitment", "0" * 64)
+    assert (other.returncode, other.stdout) == (
+        1,
+        "the commitment is not the one shown before the first roll\n",
+    )
+    mine = run("--seed", "1:not-mine")
+    assert (mine.returncode, mine.stdout) == (1, "the seed of seat 1 is not the one it gave\n")
+    broken = subprocess.run(
+        [sys.executable, str(path)], input="{not json", capture_output=True, text=True, check=False
+    )
+    assert broken.returncode == 2
+    assert broken.stdout.startswith("cannot be checked: ")
+    assert "Traceback" not in broken.stderr
+
+
+def test_a_game_of_the_first_scheme_still_verifies(make_client: Callable[..., TestClient]) -> None:
+    client = make_client(**IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    created = post(client, "/api/v1/games", body={"name": "Ann"})
+    game_id, ann = created["game"]["id"], created["token"]
+    # As a game created before scheme 2 (the migration leaves their scheme NULL).
+    service.changes.change_records(game_id, lambda record: setattr(record, "dice_scheme", None))
+    post(client, f"/api/v1/games/{game_id}/start", ann, {"client_seed": "a:b"})
+    play_to_the_end(client, game_id, {0: ann})
+    log: dict[str, Any] = client.get(f"/api/v1/games/{game_id}/log").json()
+    assert log["fairness"]["scheme"] == 1
+    assert check(log) == []
+    log["fairness"]["scheme"] = 2
+    assert check(log), "read under the other scheme, the rolls do not match"

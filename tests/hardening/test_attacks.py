@@ -97,6 +97,10 @@ def test_security_headers_on_every_kind_of_answer(client: TestClient) -> None:
         assert answer.headers["x-frame-options"] == "DENY", kind
         assert answer.headers["x-content-type-options"] == "nosniff", kind
         assert answer.headers["referrer-policy"] == "same-origin", kind
+        # A seat's page (its private link) and the API's answers stay in no cache; the
+        # static files may (issue 27, item 4).
+        expected = None if kind == "static" else "no-store"
+        assert answer.headers.get("cache-control") == expected, kind
     page = answers["page"].text
     assert re.findall(r"<script(?![^>]*\bsrc=)", page) == [], "no inline script"
     assert not re.search(r"\son[a-z]+=", page), "no inline event handler"
@@ -164,19 +168,30 @@ def test_other_seats_never_see_a_seats_secret_or_its_hash(
         data={"csrf_token": csrf_token(host)},  # type: ignore[arg-type]
     )
     own_page = host.get(f"/games/{game_id}").text
-    assert f"/games/{game_id}/resume/{secret}" in own_page, "the owner sees its resume link"
+    own_link = re.search(rf"/games/{game_id}/resume/(\w+)", own_page)
+    assert own_link, "the owner sees its resume link"
+    guest_page = guest.get(f"/games/{game_id}").text
+    guest_link = re.search(rf"/games/{game_id}/resume/(\w+)", guest_page)
+    assert guest_link
     seen = [
-        guest.get(f"/games/{game_id}").text,
+        guest_page,
         guest.get(f"/games/{game_id}/board", headers=HTMX).text,
         spectator.get(f"/games/{game_id}").text,
         spectator.get(f"/api/v1/games/{game_id}").text,
-        host.get(f"/games/{game_id}").text.replace(secret, "", 1),
+        own_page,
     ]
     for text in seen:
+        # Not even its own page prints the seat's secret: the link has a token of its own.
         assert secret not in text
+        assert guest_secret not in text
         assert hashed not in text
-    assert f"/resume/{guest_secret}" in seen[0], "each seat sees its own link only"
+    assert own_link.group(1) not in guest_page, "each seat sees its own link only"
+    assert own_link.group(1) != guest_link.group(1)
     assert "/resume/" not in seen[2]
+    assert all(
+        host.get(path).headers["cache-control"] == "no-store"
+        for path in (f"/games/{game_id}", f"/games/{game_id}/resume/{own_link.group(1)}")
+    ), "a page with a seat's link is never cached"
 
 
 def test_live_events_carry_no_secret(start_server: Callable[..., Server]) -> None:

@@ -117,6 +117,53 @@ def test_a_head_sent_too_slowly_is_answered_408_and_an_idle_connection_is_closed
         assert time.monotonic() - began < 5
 
 
+def test_a_body_refused_before_it_arrived_is_read_to_its_end_and_the_connection_goes_on(
+    plain_server: Callable[..., Server],
+) -> None:
+    """A 413 answered from the head alone: the body that follows is that request's, not the
+    next head (which once made the next request on the connection a 431)."""
+    server = plain_server()
+    body = b"[" * 200_000  # far over both the body limit and the head limit
+    head = (
+        b"POST /api/v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: %d\r\n\r\n" % len(body)
+    )
+    with socket.create_connection(("127.0.0.1", server.port), timeout=10) as connection:
+        connection.sendall(head)
+        answer = _response(connection)
+        assert answer.startswith(b"HTTP/1.1 413"), answer
+        connection.sendall(body)
+        connection.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        answer = _response(connection)
+        assert answer.startswith(b"HTTP/1.1 200"), f"the next request is served: {answer!r}"
+
+
+def _response(connection: socket.socket) -> bytes:
+    """One whole response read from ``connection``: its head and its Content-Length of body,
+    however the network cut them into segments."""
+    received = b""
+    while b"\r\n\r\n" not in received:
+        chunk = connection.recv(4096)
+        if not chunk:
+            return received
+        received += chunk
+    head, _, rest = received.partition(b"\r\n\r\n")
+    length = next(
+        (
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")[1:]
+            if line.lower().startswith(b"content-length:")
+        ),
+        0,
+    )
+    while len(rest) < length:
+        chunk = connection.recv(4096)
+        if not chunk:
+            break
+        rest += chunk
+    return head + b"\r\n\r\n" + rest
+
+
 def _open_from_one_address(port: int, count: int, request: bytes | None) -> list[socket.socket]:
     sockets = []
     for _ in range(count):

@@ -42,7 +42,7 @@ def test_the_verifiable_dice_of_a_game_are_uniform_by_chi_square() -> None:
     server_seed = dice.new_server_seed()
     counts: Counter[int] = Counter()
     for number in range(SAMPLE // DICE_COUNT):
-        seeds = RollSeeds(server_seed, "chi-game", number, ("3f9a0c", "b71d2e"))
+        seeds = RollSeeds(server_seed, "chi-game", number, ((0, "3f9a0c"), (1, "b71d2e")))
         counts.update(roll(dice, None, (False,) * DICE_COUNT, seeds))
     assert counts.total() == SAMPLE
     assert set(counts) == set(FACES)

@@ -1,6 +1,7 @@
-"""Retention against a real uvicorn process: games that wait or stall for a week are closed
-as abandoned at the next start (and every hour), finished ones are kept unless the operator
-sets a limit, and a restart with thousands of games in play keeps answering."""
+"""Retention against a real uvicorn process: games that wait or stall for a week of service
+are closed as abandoned at the next start (and every hour), a week the server was down
+closes nothing, finished ones are kept unless the operator sets a limit, and a restart with
+thousands of games in play keeps answering."""
 
 from __future__ import annotations
 
@@ -11,10 +12,11 @@ from datetime import UTC, datetime, timedelta
 
 import httpx
 import pytest
-from sqlalchemy import Connection, insert, literal, select, update
+from sqlalchemy import Connection, func, insert, literal, select, update
 
-from app.store.models import ActionRecord, GameRecord, PlayerRecord
+from app.store.models import ActionRecord, GameRecord, PlayerRecord, ServiceRun
 from tests.live_server import Server
+from tests.web.helpers import served_for
 
 pytestmark = pytest.mark.slow
 ANSWER_TIMEOUT_SECONDS = 5.0
@@ -41,7 +43,8 @@ def _finish(client: httpx.Client, game_id: str, token: str) -> None:
 
 
 def _age(server: Server, game_ids: list[str], days: float) -> None:
-    """Make the games look unchanged (and, if over, ended) ``days`` ago."""
+    """Make the games look unchanged (and, if over, ended) ``days`` ago, with a server
+    running all that time."""
     then = datetime.now(UTC) - timedelta(days=days)
     games = GameRecord.__table__.c
     chosen = games.id.in_(game_ids)
@@ -49,6 +52,27 @@ def _age(server: Server, game_ids: list[str], days: float) -> None:
         connection.execute(update(GameRecord).where(chosen).values(updated_at=then))
         ended = chosen & games.finished_at.is_not(None)
         connection.execute(update(GameRecord).where(ended).values(finished_at=then))
+        served_for(connection, days + 1)
+
+
+def _stopped_ago(server: Server, days: float) -> None:
+    """Move the whole history back ``days``: the games' last changes and the servers' runs,
+    as if the server had stopped that long ago."""
+    shift = timedelta(days=days)
+    with server.database() as connection:
+        for game_id, updated in connection.execute(select(GameRecord.id, GameRecord.updated_at)):
+            connection.execute(
+                update(GameRecord)
+                .where(GameRecord.id == game_id)
+                .values(updated_at=updated - shift)
+            )
+        runs = connection.execute(select(ServiceRun.id, ServiceRun.started_at, ServiceRun.seen_at))
+        for run, started, seen in runs.all():
+            connection.execute(
+                update(ServiceRun)
+                .where(ServiceRun.id == run)
+                .values(started_at=started - shift, seen_at=seen - shift)
+            )
 
 
 def _copy_game(connection: Connection, model: str, copy: str) -> None:
@@ -120,6 +144,28 @@ def test_stalled_games_are_closed_as_abandoned_and_finished_ones_kept_unless_tol
             "closed today: kept for 30 days"
         )
         assert client.get(f"/api/v1/games/{recent}").json()["status"] == "playing"
+
+
+def test_a_start_after_a_week_of_downtime_closes_no_game_in_play(
+    start_server: Callable[..., Server],
+) -> None:
+    server = start_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        game_id, token = _create(client)
+        _start(client, game_id, token)
+        assert client.post(f"/api/v1/games/{game_id}/roll", json={}, headers=_auth(token))
+    server.stop()
+    _stopped_ago(server, days=8)  # it played a little, then the server was down 8 days
+    server.log = server.log_path.open("a")
+    server.restart()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "playing"
+        move = client.post(f"/api/v1/games/{game_id}/roll", json={}, headers=_auth(token))
+        assert move.status_code == 200, move.text
+    server.stop()
+    with server.database() as connection:
+        runs = connection.scalar(select(func.count()).select_from(ServiceRun))
+    assert runs == 2, "each start noted its own run"
 
 
 def test_a_restart_with_three_thousand_games_in_play_keeps_answering(

@@ -152,25 +152,26 @@ def test_a_version_is_rendered_once_per_language_and_a_hold_sends_only_the_dice(
             readers = [*seats, *spectators]
             for reader in readers:
                 await reader.open(version)
-            made = live.made
+            made = live.made["game"]
             rolled = await browsers.post(
                 f"/api/v1/games/{game_id}/roll", json={"hold": []}, headers=auth(tokens[0])
             )
             assert rolled.status_code == 200
             for reader in readers:
                 await reader.until(version + 1)
-            # Six readers, two languages: two renderings of the roll, not one per reader.
-            assert live.made - made == 2
+            # Six readers, two languages: two renderings of the roll, not one per reader (the
+            # presence fragment, sent when the readers' arrival settles, is counted apart).
+            assert live.made["game"] - made == 2
             english = {reader.events[-1][2] for reader in readers[:5]}
             assert len(english) == 1, "the seats and the English spectator read the same"
 
-            made = live.made
+            made = live.made["game"]
             ann = await page_client(url, game_id, tokens[0])
             assert await hold(ann, game_id, True) == version + 2
             await ann.aclose()
             for reader in readers:
                 await reader.until(version + 2)
-            assert live.made - made == 2
+            assert live.made["game"] - made == 2
             for reader in readers:
                 event, seen, data = reader.events[-1]
                 assert (event, seen) == ("change", version + 2)

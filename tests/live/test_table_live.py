@@ -146,8 +146,12 @@ def test_a_seat_moved_to_another_device_is_no_longer_present_through_the_old_pag
         with old_page.stream("GET", f"/games/{game_id}/events?version=0") as opened:
             received = events(opened.iter_lines())
             assert presence(next_event(received, "table")) == ({0: "true", 1: "false"}, 0)
+            link = re.search(
+                r'id="resume-link" readonly value="([^"]+)"', old_page.get(f"/games/{game_id}").text
+            )
+            assert link, "her page has the link"
             new_device = browser_for(server, game_id, None)
-            moved = new_device.post(f"/games/{game_id}/resume/{ann}", follow_redirects=False)
+            moved = new_device.post(link.group(1), follow_redirects=False)
             assert moved.status_code == 303
             assert presence(next_event(received, "table")) == ({0: "false", 1: "false"}, 1)
             time.sleep(0.4)  # away long enough, though the old page is still open

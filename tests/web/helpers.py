@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from fastapi.testclient import TestClient
+from sqlalchemy import Connection, insert
+from sqlalchemy.orm import Session
+
+from app.store.models import ServiceRun
 
 
 def auth(token: str) -> dict[str, str]:
@@ -29,3 +34,12 @@ def act(
     assert response.status_code == status, response.text
     result: dict[str, Any] = response.json()
     return result
+
+
+def served_for(connection: Connection | Session, days: float) -> None:
+    """Note that a server ran on the database for the last ``days`` (retention counts idle
+    time only while one did)."""
+    moment = datetime.now(UTC)
+    connection.execute(
+        insert(ServiceRun).values(started_at=moment - timedelta(days=days), seen_at=moment)
+    )

@@ -26,7 +26,7 @@ from app.service.games import GameService
 from app.service.retention import RetentionSweeper
 from app.store.models import GameRecord
 from tests.live_server import Server
-from tests.web.helpers import act, auth, started_game
+from tests.web.helpers import act, auth, served_for, started_game
 
 QUICK = {"auto_confirm_seconds": 0.3, "auto_confirm_grace_seconds": 0.2}
 WAIT = 10.0
@@ -284,6 +284,7 @@ def test_a_game_closed_as_abandoned_is_no_longer_due(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
+        served_for(session, 31)  # a server ran all that time
     swept = RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     assert game_id in swept.abandoned
     assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "abandoned"
@@ -302,6 +303,7 @@ def test_hints_cannot_be_turned_on_in_a_game_closed_as_abandoned(
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
+        served_for(session, 31)  # a server ran all that time
     RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     version = client.get(f"/api/v1/games/{game_id}").json()["version"]
     with pytest.raises(ConflictError) as refused:

@@ -45,6 +45,7 @@ def test_a_new_game_publishes_the_commitment_and_keeps_the_seed(client: TestClie
     assert len(bytes.fromhex(seed)) == 32
     assert game["fairness"] == {
         "commitment": commitment(bytes.fromhex(seed)),
+        "scheme": 2,
         "client_seeds": [{"seat": 0, "client_seed": None}],
         "server_seed": None,
         "verifiable": True,
@@ -148,9 +149,9 @@ def test_the_log_lists_each_roll_with_its_holds_while_the_seed_stays_secret(
     third = act(client, game_id, ann, "roll", {"hold": []})["dice"]
     log = client.get(f"/api/v1/games/{game_id}/log").json()
     assert log["rolls"] == [
-        {"n": 0, "seat": 0, "held": [False] * 5, "dice": first},
-        {"n": 1, "seat": 0, "held": [False, True, False, True, False], "dice": second},
-        {"n": 2, "seat": 0, "held": [False] * 5, "dice": third},
+        {"n": 0, "turn": 0, "seat": 0, "held": [False] * 5, "dice": first},
+        {"n": 1, "turn": 0, "seat": 0, "held": [False, True, False, True, False], "dice": second},
+        {"n": 2, "turn": 1, "seat": 0, "held": [False] * 5, "dice": third},
     ]
     assert (log["game_id"], log["status"], log["fairness"]["server_seed"]) == (
         game_id,
@@ -167,6 +168,7 @@ def test_scripted_dice_make_games_that_say_they_are_not_verifiable(
     game_id, ann, game = create(client)
     assert game["fairness"] == {
         "commitment": None,
+        "scheme": 1,
         "client_seeds": [{"seat": 0, "client_seed": None}],
         "server_seed": None,
         "verifiable": False,
@@ -212,6 +214,7 @@ def test_a_game_from_before_the_verifiable_dice_keeps_its_dice_and_says_so(
     assert game["dice"] == [1, 2, 3, 4, 5]
     assert game["fairness"] == {
         "commitment": None,
+        "scheme": 1,
         "client_seeds": [{"seat": 0, "client_seed": None}],
         "server_seed": None,
         "verifiable": False,

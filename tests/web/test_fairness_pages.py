@@ -105,12 +105,13 @@ def test_the_check_appears_with_the_seed_once_the_game_is_over(
     assert 'data-all-match="All {count} rolls match."' in page
 
     # A rematch is a new game: a new commitment from the offer on, the seeds at its start.
-    rematch_id = service.rematches.offer(game_id, ann)
+    rematch_id, ann_there = service.rematches.offer(game_id, ann)
+    assert ann_there is not None
     rematch = client.get(f"/api/v1/games/{rematch_id}").json()["fairness"]
     assert rematch["verifiable"] is True
     assert rematch["commitment"] != game["fairness"]["commitment"]
     assert rematch["server_seed"] is None
-    started = act(client, rematch_id, ann, "start", {"client_seed": "ann-again"})
+    started = act(client, rematch_id, ann_there, "start", {"client_seed": "ann-again"})
     assert started["fairness"]["client_seeds"][0]["client_seed"] == "ann-again"
 
 

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.service.games import GameService
 from app.store.models import GameRecord
+from tests.fairness.play import play_to_the_end
 from tests.web.helpers import act, auth
 
 # The server's own runner would play computer seats in the background: keep it out of the way
@@ -48,6 +49,36 @@ def test_only_the_host_adds_computers_and_only_while_waiting(client: TestClient)
     assert act(client, game_id, host, "computers", status=409)["error"]["code"] == (
         "already_started"
     )
+
+
+def test_the_host_removes_a_computer_or_a_player_before_the_start(client: TestClient) -> None:
+    game_id, host = create(client)
+    bo = act(client, game_id, "", "players", {"name": "Bo"}, status=201)["token"]
+    act(client, game_id, host, "computers")
+    cy = act(client, game_id, "", "players", {"name": "Cy"}, status=201)["token"]
+    path = f"/api/v1/games/{game_id}/players"
+
+    def remove(token: str, seat: object, status: int) -> dict:
+        answer = client.delete(f"{path}/{seat}", headers=auth(token))
+        assert answer.status_code == status, answer.text
+        result: dict = answer.json()
+        return result
+
+    assert remove(bo, 2, 403)["error"]["code"] == "not_host"
+    assert remove(host, 0, 409)["error"]["code"] == "remove_host"
+    assert remove(host, 9, 422)["error"]["code"] == "invalid_seat"
+    assert remove(host, "x", 422)["error"]["code"]
+    game = remove(host, 2, 200)  # the computer
+    assert [(p["seat"], p["name"]) for p in game["players"]] == [(0, "Ann"), (1, "Bo"), (2, "Cy")]
+    game = remove(host, 1, 200)  # Bo: Cy moves up and keeps her seat
+    assert [(p["seat"], p["name"]) for p in game["players"]] == [(0, "Ann"), (1, "Cy")]
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    assert (service.seat_of(game_id, bo), service.seat_of(game_id, cy)) == (None, 1)
+    # Bo may join again, and the game plays with whoever is seated.
+    act(client, game_id, "", "players", {"name": "Bo"}, status=201)
+    act(client, game_id, host, "start")
+    assert remove(host, 1, 409)["error"]["code"] == "already_started"
+    act(client, game_id, host, "roll", {"hold": []})
 
 
 def test_seats_play_in_order_and_nobody_acts_for_another(client: TestClient) -> None:
@@ -185,3 +216,20 @@ def test_a_turn_timer_is_shown_to_everyone(client: TestClient) -> None:
     solo_id, solo = create(client)
     act(client, solo_id, solo, "start")
     assert "data-turn-deadline" not in client.get(f"/games/{solo_id}").text
+
+
+def test_a_finished_solo_game_offers_a_new_game_first_and_hides_what_was_for_play(
+    client: TestClient,
+) -> None:
+    game_id, ann = create(client)
+    act(client, game_id, ann, "start")
+    client.cookies.set(f"penta_seat_{game_id}", ann)
+    playing = client.get(f"/games/{game_id}").text
+    assert 'id="resume-link"' in playing
+    assert "Keyboard shortcuts" in playing
+    play_to_the_end(client, game_id, {0: ann})  # type: ignore[arg-type]
+    over = client.get(f"/games/{game_id}").text
+    assert re.search(r'<a class="button primary" href="/">New game</a>', over)
+    assert re.search(r'<button type="submit">Offer a rematch</button>', over), "not the main one"
+    assert 'id="resume-link"' not in over, "no seat to move once the game is over"
+    assert "Keyboard shortcuts" not in over

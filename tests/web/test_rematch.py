@@ -12,8 +12,9 @@ from fastapi.testclient import TestClient
 from app.service.errors import ConflictError, ForbiddenError
 from app.service.games import GameService
 from app.service.retention import RetentionSweeper
+from app.service.seats import hash_secret, resume_token
 from app.store.models import GameRecord
-from tests.web.helpers import act
+from tests.web.helpers import act, served_for
 
 IDLE_RUNNER = {"computer_pace_seconds": 3600}
 
@@ -51,15 +52,17 @@ def test_an_offer_is_joined_declined_and_started_by_its_offerer(
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     game_id, (ann, bob, cy) = finished_game(client, service)
 
-    rematch_id = service.rematches.offer(game_id, bob)
-    assert service.rematches.offer(game_id, ann) == rematch_id  # one offer per game
+    rematch_id, bob_there = service.rematches.offer(game_id, bob)
+    # One offer per game; a second one gets it, and no seat in it.
+    assert service.rematches.offer(game_id, ann) == (rematch_id, None)
     rematch = client.get(f"/api/v1/games/{rematch_id}").json()
     assert rematch["status"] == "waiting"  # nobody is pulled in, no timer runs yet
     assert names(client, rematch_id) == ["Bob", "Computer 1"]  # the offerer hosts; computers kept
 
-    finished = service.rematches.answer(game_id, ann, join=True)
+    finished, ann_there = service.rematches.answer(game_id, ann, join=True)
     assert [player.rematch for player in finished.players] == ["joined", "offered", None, None]
-    declined = service.rematches.answer(game_id, cy, join=False)
+    declined, no_seat = service.rematches.answer(game_id, cy, join=False)
+    assert no_seat is None
     assert [player.rematch for player in declined.players] == [
         "joined",
         "offered",
@@ -72,14 +75,20 @@ def test_an_offer_is_joined_declined_and_started_by_its_offerer(
     with pytest.raises(ForbiddenError, match="you do not hold a seat in this game"):
         service.rematches.answer(game_id, "stranger", join=True)
 
-    assert act(client, rematch_id, ann, "start", status=403)["error"]["code"] == "not_host"
-    started = act(client, rematch_id, bob, "start")
+    # Each seat of the rematch has a new secret: the finished game's are worth nothing there.
+    assert bob_there
+    assert ann_there
+    assert len({bob, ann, bob_there, ann_there}) == 4
+    assert [service.seat_of(rematch_id, old) for old in (bob, ann)] == [None, None]
+    assert [service.seat_of(rematch_id, new) for new in (bob_there, ann_there)] == [0, 2]
+    assert act(client, rematch_id, ann_there, "start", status=403)["error"]["code"] == "not_host"
+    started = act(client, rematch_id, bob_there, "start")
     assert started["status"] == "playing"
     page = client.get(f"/games/{rematch_id}").text
     deadline = re.search(r'data-turn-deadline="([\d.]+)"', page)
     assert deadline
     assert 29 < float(deadline.group(1)) <= 30  # the timer started with the first turn
-    act(client, rematch_id, bob, "roll", {"hold": []})  # Bob, the offerer, plays first
+    act(client, rematch_id, bob_there, "roll", {"hold": []})  # Bob, the offerer, plays first
     with pytest.raises(ConflictError, match="the game has already started"):
         service.rematches.answer(game_id, cy, join=True)
 
@@ -120,11 +129,12 @@ def test_a_rematch_closed_as_abandoned_is_refused_as_such(
     client = make_client(dice_script="6", **IDLE_RUNNER)
     service: GameService = client.app.state.service  # type: ignore[attr-defined]
     game_id, (ann, bob, _cy) = finished_game(client, service)
-    rematch_id = service.rematches.offer(game_id, bob)
+    rematch_id, bob_there = service.rematches.offer(game_id, bob)
     with service.database.writing() as session:
         record = session.get(GameRecord, rematch_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
+        served_for(session, 31)  # a server ran all that time
     assert (
         rematch_id
         in RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0)
@@ -139,6 +149,53 @@ def test_a_rematch_closed_as_abandoned_is_refused_as_such(
     )
     joined = act(client, rematch_id, "", "players", {"name": "Dee"}, status=409)
     assert joined["error"]["code"] == "abandoned"
-    started = act(client, rematch_id, bob, "start", status=409)
+    started = act(client, rematch_id, bob_there, "start", status=409)
     assert started["error"]["code"] == "abandoned"
     assert names(client, rematch_id) == ["Bob", "Computer 1"]
+
+
+def _csrf(browser: TestClient) -> str:
+    match = re.search(r'data-csrf-token="([^"]+)"', browser.get("/").text)
+    assert match
+    return match.group(1)
+
+
+def test_a_used_resume_link_is_dead_in_the_rematch_too_and_every_seat_there_is_new(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(dice_script="6", **IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    game_id, (ann, _bob, _cy) = finished_game(client, service)
+    laptop, phone, stranger = (TestClient(client.app) for _ in range(3))
+    laptop.cookies.set(f"penta_seat_{game_id}", ann)
+    # The link Ann's page showed while the game was played (none is shown once it is over).
+    key = client.app.state.settings.resolved_secret_key  # type: ignore[attr-defined]
+    link = f"/games/{game_id}/resume/{resume_token(key, game_id, hash_secret(ann))}"
+    assert ann not in link, "the link is not the seat's secret"
+    moved = phone.post(link, data={"csrf_token": _csrf(phone)}, follow_redirects=False)
+    assert moved.status_code == 303
+    offered = phone.post(
+        f"/games/{game_id}/rematch", data={"csrf_token": _csrf(phone)}, follow_redirects=False
+    )
+    rematch_id = offered.headers["location"].rsplit("/", 1)[1]
+    phone_there = phone.cookies.get(f"penta_seat_{rematch_id}")
+    phone_here = phone.cookies.get(f"penta_seat_{game_id}")
+    assert phone_there
+    assert phone_there != phone_here, "a new secret for the new game"
+    assert service.seat_of(rematch_id, phone_there) == 0
+    assert service.seat_of(rematch_id, phone_here) is None
+
+    # The used link, replayed by anyone on either game, takes no seat.
+    for game in (game_id, rematch_id):
+        replayed = link.replace(game_id, game)
+        stranger.post(replayed, data={"csrf_token": _csrf(stranger)}, follow_redirects=False)
+        assert stranger.cookies.get(f"penta_seat_{game}") is None
+    started = stranger.post(
+        f"/games/{rematch_id}/start", data={"csrf_token": _csrf(stranger)}, follow_redirects=False
+    )
+    assert started.status_code == 403
+    # The player's own seat is untouched: the phone starts the rematch.
+    assert act(client, rematch_id, phone_there, "start")["status"] == "playing"
+    # The laptop, which lost the seat, follows the rematch as a spectator.
+    assert laptop.get(f"/games/{game_id}/rematch", follow_redirects=False).status_code == 303
+    assert laptop.cookies.get(f"penta_seat_{rematch_id}") is None

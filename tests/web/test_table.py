@@ -16,7 +16,7 @@ from app.service.reactions import BURST, REACTIONS
 from app.service.retention import RetentionSweeper
 from app.store.log import replay
 from app.store.models import ActionRecord, GameRecord
-from tests.web.helpers import act, auth
+from tests.web.helpers import act, auth, served_for
 
 # Seats count as away at once, and the runner waits before it plays, so each test sees the
 # seat handed over before the computer moves it on.
@@ -55,6 +55,18 @@ def test_a_seat_is_handed_over_only_when_its_player_has_been_away_long_enough(
         "message": "that player has not been away long enough",
     }
     assert client.get(f"/api/v1/games/{game_id}").json()["players"][0]["stand_in"] is False
+
+
+def test_a_player_acting_with_no_stream_open_is_not_handed_over(make_client) -> None:
+    # A bot through the API opens no stream: its moves are what says it is at the table.
+    client = make_client(absent_seconds=0.5, computer_pace_seconds=3600)
+    game_id, (ann, bob) = friends(client, "Ann", "Bob")
+    time.sleep(0.6)  # no stream of Ann's since the start, for longer than the absence
+    act(client, game_id, ann, "roll", {"hold": []})
+    assert hand_over(client, game_id, bob, 0, 409)["error"]["code"] == "present"
+    act(client, game_id, ann, "roll", {"hold": [0, 1]})
+    time.sleep(0.6)  # then she stops for as long
+    assert hand_over(client, game_id, bob, 0, 200)["players"][0]["stand_in"] is True
 
 
 def test_handing_over_the_player_to_move_logs_it_outside_the_rules(make_client) -> None:
@@ -234,6 +246,7 @@ def test_the_seat_of_a_game_closed_as_abandoned_is_not_handed_over(make_client) 
         record = session.get(GameRecord, game_id)
         assert record is not None
         record.updated_at = datetime.now(UTC) - timedelta(days=30)
+        served_for(session, 31)  # a server ran all that time
     RetentionSweeper(service.changes, abandon_after_days=7, delete_after_days=0).sweep()
     closed = client.get(f"/api/v1/games/{game_id}").json()
     assert closed["status"] == "abandoned"

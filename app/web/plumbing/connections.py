@@ -27,6 +27,7 @@ from typing import ClassVar
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
 
+from app.metrics import LIMIT_REFUSALS
 from app.web.plumbing.limits import address_bucket
 
 _REASONS = {
@@ -90,6 +91,7 @@ class GuardedProtocol(HttpToolsProtocol):
     _address: str | None = None
     _in_head = True
     _head_bytes = 0
+    _message_done = True
     _header_lines = 0
     _head_timer: asyncio.TimerHandle | None = None
 
@@ -122,6 +124,7 @@ class GuardedProtocol(HttpToolsProtocol):
 
     def on_message_begin(self) -> None:
         self._header_lines = 0
+        self._message_done = False
         super().on_message_begin()
 
     def on_header(self, name: bytes, value: bytes) -> None:
@@ -135,11 +138,19 @@ class GuardedProtocol(HttpToolsProtocol):
         self._stop_head_timer()
         super().on_headers_complete()
 
+    def on_message_complete(self) -> None:
+        self._message_done = True
+        super().on_message_complete()
+        # Answered before its body had all arrived (a 413, say): the next head starts now.
+        if self.cycle.response_complete and not self.pipeline and not self.transport.is_closing():
+            self._await_head()
+
     def on_response_complete(self) -> None:
         # A pipelined request whose head has arrived already starts now: no head to wait for.
+        # A body still arriving is the rest of this request, not the next one's head.
         queued = bool(self.pipeline)
         super().on_response_complete()
-        if not queued and not self.transport.is_closing():
+        if not queued and self._message_done and not self.transport.is_closing():
             self._await_head()
 
     def shutdown(self) -> None:
@@ -174,6 +185,7 @@ class GuardedProtocol(HttpToolsProtocol):
         """Answer with ``status`` and a JSON error, and close the connection."""
         if self.transport.is_closing():
             return
+        LIMIT_REFUSALS.labels(f"connection_{code}").inc()
         self._in_head = False
         body = json.dumps({"error": {"code": code, "message": message}}).encode()
         retry = "retry-after: 5\r\n" if status in (429, 503) else ""

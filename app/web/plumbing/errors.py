@@ -11,7 +11,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 from sqlalchemy.exc import OperationalError
 from starlette.exceptions import HTTPException
 
-from app import i18n
+from app import i18n, metrics
 from app.rules.refusals import english
 from app.service.errors import ServiceError
 from app.store.database import DatabaseBusyError
@@ -45,6 +45,7 @@ def install(app: FastAPI) -> None:
     # The server's own trouble is told in the reader's language, to the API's clients too.
     @app.exception_handler(DatabaseBusyError)
     async def busy(request: Request, _error: DatabaseBusyError) -> Response:
+        metrics.DATABASE_BUSY.inc()
         message = i18n.explain("busy")
         return error_response(request, 503, "busy", message, {"Retry-After": "1"})
 
@@ -98,6 +99,8 @@ def refusal_response(
     """The answer to the refusal ``reason`` (``code`` unless given): English for the API,
     the reader's language for people."""
     reason = reason or code
+    if metrics.is_limit(status, code):
+        metrics.LIMIT_REFUSALS.labels(reason).inc()
     params = params or {}
     message = english(reason, params)
     shown = i18n.explain(reason, params)

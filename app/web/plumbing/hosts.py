@@ -16,6 +16,8 @@ from starlette.responses import JSONResponse
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 ANY_HOST = "*"
+METRICS_PATH = "/metrics"
+"""Answered whatever the Host: nothing there builds a link (app/web/routes/metrics.py)."""
 
 
 def host_name(host: str) -> str | None:
@@ -41,6 +43,9 @@ class HostMiddleware:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket"):
+            await self.app(scope, receive, send)
+            return
+        if scope["path"] == METRICS_PATH:  # a scraper names each worker's own address
             await self.app(scope, receive, send)
             return
         host = ""

@@ -43,6 +43,11 @@ SECURITY_HEADERS = {
 _RAW_SECURITY_HEADERS = tuple(
     (name.encode("latin-1"), value.encode("latin-1")) for name, value in SECURITY_HEADERS.items()
 )
+_NO_STORE = (b"cache-control", b"no-store")
+"""For every answer but the static files' (unless it says otherwise): a game's page holds its
+seat's private link and the API's answers a seat's token; neither may stay in a cache, a
+shared computer's or a proxy's."""
+STATIC_PREFIX = "/static/"
 
 
 def csrf_token(secret_key: str, browser: str) -> str:
@@ -84,10 +89,11 @@ class BrowserMiddleware:
             state["csrf_token"] = csrf_token(self.secret_key, browser)
 
         secure = self.secure_cookies or scope.get("scheme") == "https"
+        static = scope["path"].startswith(STATIC_PREFIX)
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                _add_security_headers(message)
+                _add_security_headers(message, private=not static)
                 if new_browser or secure:
                     headers = MutableHeaders(scope=message)
                     if new_browser:
@@ -100,11 +106,13 @@ class BrowserMiddleware:
             await self.app(scope, receive, send_with_headers)
 
 
-def _add_security_headers(message: Message) -> None:
-    """Add each of the security headers that the response does not set itself."""
+def _add_security_headers(message: Message, *, private: bool) -> None:
+    """Add each of the security headers that the response does not set itself (and, for a
+    ``private`` one, ``Cache-Control: no-store``)."""
     headers = message.setdefault("headers", [])
     present = {name.lower() for name, _value in headers}
-    missing = [header for header in _RAW_SECURITY_HEADERS if header[0] not in present]
+    wanted = (*_RAW_SECURITY_HEADERS, _NO_STORE) if private else _RAW_SECURITY_HEADERS
+    missing = [header for header in wanted if header[0] not in present]
     if missing:
         message["headers"] = [*headers, *missing]
 

@@ -180,6 +180,15 @@ def add_computer(request: Request, game_id: str, service: ServiceDep, token: Bea
     return _game(request, service.add_computer(game_id, token))
 
 
+@router.delete("/games/{game_id}/players/{seat}", response_model=GameOut)
+def remove_seat(
+    request: Request, game_id: str, seat: int, service: ServiceDep, token: BearerDep
+) -> Response:
+    """Remove a computer or a player (host only, while waiting; not the host's own seat):
+    the seats after it move up one."""
+    return _game(request, service.remove_seat(game_id, token, seat))
+
+
 class VersionOut(BaseModel):
     """The version of Penta serving this API (CHANGELOG.md says what each one brought)."""
 

@@ -10,6 +10,7 @@ only the fragments that changed.
 
 from __future__ import annotations
 
+import time
 import weakref
 from collections.abc import AsyncIterator, Callable, Iterator
 from typing import Annotated, Literal
@@ -19,7 +20,7 @@ from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import StreamingResponse
 from fastapi.templating import Jinja2Templates
 
-from app import i18n
+from app import i18n, metrics
 from app.analysis.advice import Advice
 from app.service.events import Broker
 from app.service.presence import Presence
@@ -91,6 +92,7 @@ async def _stream(
     render_event: Callable[[GameView, int], Iterator[str]],
     release: Callable[[], None],
     *,
+    kind: str,
     seat: int | None = None,
     secret: str | None = None,
     table: TableEvents | None = None,
@@ -101,6 +103,8 @@ async def _stream(
     subscription = broker.subscribe(game_id)
     hashed = hash_secret(secret) if secret else None
     presence.enter(game_id, seat)  # the reader of ``seat`` has the game open (None: watches)
+    streams, events = metrics.LIVE_STREAMS.labels(kind), metrics.LIVE_EVENTS.labels(kind)
+    streams.inc()
     try:
         if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
             await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
@@ -128,9 +132,17 @@ async def _stream(
                     presence.enter(game_id, seat)
                     if table is not None:
                         table.seat = None
+                elif seat is not None and view.players[seat].stand_in:
+                    # Handed to the computer while this stream was open (by a worker that
+                    # could not see it: the bus was down): the player is here, the seat theirs.
+                    await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
                 for event in render_event(view, seen):
                     sent = True
                     yield event
+                    events.inc()
+                heard = broker.heard_at(game_id, view.version)
+                if heard is not None:
+                    metrics.LIVE_LAG.observe(time.perf_counter() - heard)
                 seen = view.version
             signals = list(subscription.signals)
             subscription.signals.clear()
@@ -141,6 +153,7 @@ async def _stream(
             if not (woke or sent):
                 yield ": keep-alive\n\n"
     finally:
+        streams.dec()
         release()
         presence.leave(game_id, seat)
         subscription.close()
@@ -246,7 +259,15 @@ async def page_events(
     return _event_stream(
         request,
         lambda release: _stream(
-            request, game_id, seen, render_event, release, seat=seat, secret=secret, table=table
+            request,
+            game_id,
+            seen,
+            render_event,
+            release,
+            kind="page",
+            seat=seat,
+            secret=secret,
+            table=table,
         ),
     )
 
@@ -275,6 +296,6 @@ async def api_events(
     return _event_stream(
         request,
         lambda release: _stream(
-            request, game_id, seen, render_event, release, seat=seat, secret=_token
+            request, game_id, seen, render_event, release, kind="api", seat=seat, secret=_token
         ),
     )

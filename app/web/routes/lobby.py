@@ -9,8 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app import i18n
 from app.service.errors import ServiceError
-from app.service.games import GameService
-from app.service.seats import hash_secret
+from app.service.seats import seat_of_resume_token
 from app.settings import Settings
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.limits import CreateLimit, JoinLimit
@@ -60,6 +59,13 @@ def add_computer(request: Request, game_id: str, service: ServiceDep) -> Respons
     return _back(game_id)
 
 
+@router.post("/games/{game_id}/seats/{seat}/remove", dependencies=[CsrfDep])
+def remove_seat(request: Request, game_id: str, seat: int, service: ServiceDep) -> Response:
+    """The host removes a computer or a player from the lobby."""
+    service.remove_seat(game_id, request.cookies.get(seat_cookie(game_id)), seat)
+    return _back(game_id)
+
+
 @router.post("/games/{game_id}/start", dependencies=[CsrfDep])
 def start(
     request: Request, game_id: str, service: ServiceDep, client_seed: ClientSeedField = ""
@@ -77,19 +83,19 @@ def offer_rematch(
 ) -> Response:
     """Offer a rematch: the offerer goes to its lobby; the others see the offer and answer."""
     secret = request.cookies.get(seat_cookie(game_id))
-    rematch_id = service.rematches.offer(game_id, secret)
-    return _to_rematch(service, game_id, rematch_id, secret, settings)
+    rematch_id, fresh = service.rematches.offer(game_id, secret)
+    return _to_rematch(rematch_id, fresh, settings)
 
 
 @router.post("/games/{game_id}/rematch/join", dependencies=[CsrfDep, JoinLimit])
 def join_rematch(
     request: Request, game_id: str, service: ServiceDep, settings: SettingsDep
 ) -> Response:
-    """Take up the offered rematch: a seat in its lobby, held by this browser's secret."""
+    """Take up the offered rematch: a seat in its lobby, held by a new secret of its own."""
     secret = request.cookies.get(seat_cookie(game_id))
-    view = service.rematches.answer(game_id, secret, join=True)
+    view, fresh = service.rematches.answer(game_id, secret, join=True)
     assert view.rematch_id is not None
-    return _to_rematch(service, game_id, view.rematch_id, secret, settings)
+    return _to_rematch(view.rematch_id, fresh, settings)
 
 
 @router.post("/games/{game_id}/rematch/decline", dependencies=[CsrfDep])
@@ -99,48 +105,49 @@ def decline_rematch(request: Request, game_id: str, service: ServiceDep) -> Resp
     return _back(game_id)
 
 
-def _to_rematch(
-    service: GameService, game_id: str, rematch_id: str, secret: str | None, settings: Settings
-) -> Response:
-    """To the rematch, taking this browser's seat along (the seat cookie is per game)."""
+def _to_rematch(rematch_id: str, fresh: str | None, settings: Settings) -> Response:
+    """To the rematch, with this browser's new seat there if it just took one (the seat
+    cookie is per game, and so is its secret)."""
     response = _back(rematch_id)
-    if secret and service.seat_of(rematch_id, secret) is not None:
-        set_seat_cookie(response, rematch_id, secret, secure=settings.secure_cookies)
+    if fresh is not None:
+        set_seat_cookie(response, rematch_id, fresh, secure=settings.secure_cookies)
     return response
 
 
 @router.get("/games/{game_id}/rematch")
-def follow_rematch(
-    request: Request, game_id: str, service: ServiceDep, settings: SettingsDep
-) -> Response:
-    """Go to the rematch (to its lobby, or to watch it), with this browser's seat if it has
-    one there."""
+def follow_rematch(game_id: str, service: ServiceDep) -> Response:
+    """Go to the rematch (to its lobby, or to watch it); a browser that joined or offered it
+    holds its seat there by the cookie it got then."""
     view = service.get(game_id)
-    if view.rematch_id is None:
-        return _back(game_id)
-    secret = request.cookies.get(seat_cookie(game_id))
-    return _to_rematch(service, game_id, view.rematch_id, secret, settings)
+    return _back(view.rematch_id or game_id)
 
 
-@router.get("/games/{game_id}/resume/{secret}")
+@router.get("/games/{game_id}/resume/{token}")
 def resume_page(
-    request: Request, game_id: str, secret: str, service: ServiceDep, templates: TemplatesDep
+    request: Request,
+    game_id: str,
+    token: str,
+    service: ServiceDep,
+    templates: TemplatesDep,
+    settings: SettingsDep,
 ) -> Response:
     """The private "continue on another device" link: asks before it moves the seat here.
 
-    A GET changes nothing, so a chat app that previews the link cannot take the seat."""
+    A GET changes nothing, so a chat app that previews the link cannot take the seat. The
+    link carries a token of its own, never the seat's secret (:func:`resume_token`)."""
     view = service.get(game_id)
-    seat = view.seat_of_hash(hash_secret(secret))
-    context = page_context(request, game=view, seat=seat, secret=secret)
+    seat = seat_of_resume_token(game_id, view.seat_hashes, settings.resolved_secret_key, token)
+    context = page_context(request, game=view, seat=seat, token=token)
     return templates.TemplateResponse(request, "resume.html", context)
 
 
-@router.post("/games/{game_id}/resume/{secret}", dependencies=[CsrfDep])
-def resume(game_id: str, secret: str, service: ServiceDep, settings: SettingsDep) -> Response:
-    """Move the seat to this browser: its secret is rotated, so the old browser loses it."""
+@router.post("/games/{game_id}/resume/{token}", dependencies=[CsrfDep])
+def resume(game_id: str, token: str, service: ServiceDep, settings: SettingsDep) -> Response:
+    """Move the seat to this browser: its secret is rotated, so the old browser loses it, and
+    the link dies with the old secret."""
     response = _back(game_id)
     try:
-        view, fresh = service.move_seat(game_id, secret)
+        view, fresh = service.move_seat(game_id, token, settings.resolved_secret_key)
     except ServiceError as error:
         if error.status == 404:
             raise

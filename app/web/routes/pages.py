@@ -11,6 +11,7 @@ from app import __version__, i18n
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
 from app.service.play import Expect
+from app.service.seats import resume_token
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit
@@ -80,7 +81,10 @@ def game_page(
     view = service.get(game_id)
     secret = request.cookies.get(seat_cookie(game_id))
     me = service.seat_of(game_id, secret)
-    resume_url = f"{base_url(request)}games/{game_id}/resume/{secret}" if me is not None else None
+    resume_url = None
+    if me is not None and (view.is_playing or view.is_waiting) and (hashed := view.seat_hashes[me]):
+        token = resume_token(request.app.state.settings.resolved_secret_key, game_id, hashed)
+        resume_url = f"{base_url(request)}games/{game_id}/resume/{token}"
     template = "lobby.html" if view.is_waiting else "game.html"
     context = page_context(
         request,

@@ -79,8 +79,9 @@ class ReactionIn(BaseModel):
 async def api_hand_over(
     request: Request, game_id: str, token: BearerDep, body: StandInIn
 ) -> Response:
-    """Let the computer play the player to move, who has had no page or stream open for
-    `PENTA_ABSENT_SECONDS`, until they open the game again (409 `present` while they have)."""
+    """Let the computer play the player to move, who has had no page or stream open and made
+    no move for `PENTA_ABSENT_SECONDS`, until they open the game again (409 `present` while
+    they have; 409 `presence_unknown` while the workers' bus is down or just back)."""
     stand_ins = _stand_ins(request)
     # A write, as a move is: on the loop, or in a thread if the database is busy.
     view = await patiently(lambda: stand_ins.hand_over(game_id, token, body.seat))

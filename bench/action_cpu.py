@@ -1,0 +1,142 @@
+"""CPU per action of the whole app in one process, for comparing two checkouts precisely.
+
+    .venv/bin/python bench/action_cpu.py [--actions 3000] [--rounds 5] [--compare-with CHECKOUT]
+
+``bench/load.py`` measures over loopback with 200 clients, and on a shared machine its
+rounds drift by ±20 %. Here one client drives the app through httpx's ASGI transport (no
+socket, no server loop), SQLite in a temporary folder, playing games through the bot API
+(create, start, then rolls and scores), and the figure is this process's own CPU time
+(``time.process_time``) per action: what another process on the machine does counts far
+less. With ``--compare-with`` each round runs this checkout and the other one in turn, each
+in a fresh process, and the ratio is printed round by round.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+CHILD = "--child"
+
+
+async def _play(actions: int) -> float:
+    import httpx
+
+    from app.settings import Settings
+    from app.web.factory import create_app
+
+    folder = tempfile.mkdtemp(prefix="penta-cpu-")
+    options: dict[str, object] = {
+        "data_dir": Path(folder),
+        "strategy_table": Path(os.environ["PENTA_STRATEGY_TABLE"]),
+        "secret_key": "bench-secret-key-0123456789abcdef-0123456789",
+        "rate_limit_per_minute": 0,
+        "actions_per_minute": 0,
+        "seat_actions_per_minute": 0,
+    }
+    if "metrics_token" in Settings.model_fields:  # on, where the checkout has them
+        options["metrics_token"] = "bench-metrics-token-0123456789"
+    settings = Settings(**options)  # type: ignore[arg-type]
+    app = create_app(settings)
+    transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
+    async with (
+        app.router.lifespan_context(app),
+        httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1") as client,
+    ):
+
+        async def new_game() -> tuple[str, dict[str, str]]:
+            seat = (await client.post("/api/v1/games", json={"name": "Ann"})).json()
+            headers = {"Authorization": f"Bearer {seat['token']}"}
+            game_id = seat["game"]["id"]
+            await client.post(f"/api/v1/games/{game_id}/start", headers=headers, json={})
+            return game_id, headers
+
+        async def run(count: int) -> None:
+            game_id, headers = await new_game()
+            for _ in range(count):
+                game = (await client.get(f"/api/v1/games/{game_id}")).json()
+                if game["status"] == "finished":
+                    game_id, headers = await new_game()
+                    continue
+                if game["rolls_left"] > 0 and (game["dice"] is None or game["rolls_left"] > 1):
+                    answer = await client.post(
+                        f"/api/v1/games/{game_id}/roll",
+                        headers=headers,
+                        json={"hold": [] if game["dice"] is None else [0]},
+                    )
+                else:
+                    box = max(game["options"], key=game["options"].get)
+                    answer = await client.post(
+                        f"/api/v1/games/{game_id}/score", headers=headers, json={"box": box}
+                    )
+                assert answer.status_code == 200, answer.text
+
+        await run(actions // 5)  # warm-up
+        started = time.process_time()
+        await run(actions)
+        return (time.process_time() - started) / actions
+
+
+def _child(actions: int) -> None:
+    sys.path.insert(0, os.getcwd())
+    print(json.dumps({"cpu_ms": 1000 * asyncio.run(_play(actions))}))
+
+
+def _measure(root: Path, actions: int, table: Path) -> float:
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), CHILD, str(actions)],
+        cwd=root,
+        env={**os.environ, "PENTA_STRATEGY_TABLE": str(table), "PYTHONPATH": str(root)},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    cpu_ms: float = json.loads(done.stdout.strip().splitlines()[-1])["cpu_ms"]
+    return cpu_ms
+
+
+def main() -> None:
+    if len(sys.argv) == 3 and sys.argv[1] == CHILD:
+        _child(int(sys.argv[2]))
+        return
+    parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
+    parser.add_argument("--actions", type=int, default=3000, help="measured actions a round")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT")
+    parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
+    arguments = parser.parse_args()
+    roots = {"this": ROOT}
+    if arguments.compare_with:
+        roots["other"] = arguments.compare_with.resolve()
+    figures: dict[str, list[float]] = {name: [] for name in roots}
+    for number in range(arguments.rounds):
+        order = list(roots)[:: 1 if number % 2 == 0 else -1]
+        for name in order:
+            figures[name].append(_measure(roots[name], arguments.actions, arguments.strategy_table))
+        print(
+            f"round {number + 1}: "
+            + ", ".join(f"{name} {figures[name][-1]:.3f} ms" for name in roots),
+            flush=True,
+        )
+    for name, values in figures.items():
+        print(f"{name} ({roots[name]}): CPU per action, median {statistics.median(values):.3f} ms")
+    if "other" in figures:
+        ratios = [a / b for a, b in zip(figures["this"], figures["other"], strict=True)]
+        print(
+            "this / other, round by round "
+            + " ".join(f"{ratio:.3f}" for ratio in ratios)
+            + f", median {statistics.median(ratios):.3f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
