@@ -73,6 +73,11 @@ class Settings(BaseSettings):
     computer_pace_seconds: float = Field(
         default=1.0, ge=0, description="Seconds between a computer player's visible steps"
     )
+    computer_fast_pace_seconds: float = Field(
+        default=0.25,
+        ge=0,
+        description="The same in a game whose host chose fast computer players",
+    )
     public_url: str | None = Field(
         default=None,
         description="The site's public address (https://penta.example): every absolute link "

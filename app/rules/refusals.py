@@ -81,6 +81,7 @@ MESSAGES: dict[str, Message] = {
         "a name has at most %(num)d character", "a name has at most %(num)d characters"
     ),
     "invalid_timer": N_("the turn timer is off, 30, 60 or 120 seconds"),
+    "invalid_pace": N_("the computer players move at the normal pace or fast"),
     "invalid_client_seed": N_("a client seed is 1 to 64 printable ASCII characters"),
     "not_host": N_("only the host can do that"),
     "not_your_seat": N_("you do not hold a seat in this game"),

@@ -28,6 +28,12 @@ class Deadlines:
     """Added to ``auto_confirm`` before the server acts, for a choice still on the network."""
     pace: float = 1.0
     """Between the server's visible steps (a computer's, or a timed-out player's)."""
+    fast_pace: float = 0.25
+    """The same in a game whose computers play fast (``games.computer_pace``)."""
+
+    def pace_of(self, computer_pace: str | None) -> float:
+        """The pace of a game's server steps, by its ``computer_pace`` column."""
+        return self.fast_pace if computer_pace == FAST else self.pace
 
     def next_due(
         self,
@@ -38,14 +44,17 @@ class Deadlines:
         turn_seconds: int | None,
         turn_started_at: datetime | None,
         moment: datetime,
+        pace: float | None = None,
     ) -> datetime | None:
         """The next moment the server must act after a move made at ``moment`` that left the
         game at ``state``; None when nothing is pending (the game waits, is over, or a person
-        is to move with no timer and dice still to roll)."""
+        is to move with no timer and dice still to roll). ``pace``: the game's, by default
+        the normal one."""
         if not playing or state.seat is None:
             return None
+        step = timedelta(seconds=self.pace if pace is None else pace)
         if computer_to_move:
-            return moment + timedelta(seconds=self.pace)
+            return moment + step
         candidates = []
         if turn_seconds is not None and turn_started_at is not None:
             candidates.append(turn_started_at + timedelta(seconds=turn_seconds))
@@ -55,7 +64,7 @@ class Deadlines:
             return None
         due = min(candidates)
         # Past already: the server is playing a timed-out turn, step by visible step.
-        return max(due, moment + timedelta(seconds=self.pace)) if due < moment else due
+        return max(due, moment + step) if due < moment else due
 
     def auto_deadline(self, due_at: datetime | None) -> datetime | None:
         """The rule's deadline to choose a box, shown to players: the server acts ``grace``
@@ -64,6 +73,10 @@ class Deadlines:
 
 
 DEFAULT_DEADLINES = Deadlines()
+
+FAST = "fast"
+"""``games.computer_pace`` of a game whose computers play at the fast pace (NULL: normal)."""
+PACES = (None, FAST)
 
 
 def is_choosing(state: Game) -> bool:

@@ -2,13 +2,17 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from app.fairness import SCHEME
 from app.rules import Game
 from app.service import fairness
 from app.service.changes import Changes
 from app.service.clock import now
+from app.service.deadlines import PACES
 from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
+from app.service.rematch import seat_order
 from app.service.seats import (
     clean_name,
     hash_secret,
@@ -36,11 +40,16 @@ class Lobby:
         self.changes = changes
         self.dice = dice
 
-    def create(self, name: str, *, turn_seconds: int | None = None) -> tuple[GameView, str]:
-        """A waiting game with ``name`` as host in seat 0, and the host's secret."""
+    def create(
+        self, name: str, *, turn_seconds: int | None = None, computer_pace: str | None = None
+    ) -> tuple[GameView, str]:
+        """A waiting game with ``name`` as host in seat 0, and the host's secret; its turn
+        timer and its computers' pace (None: normal; ``fast``)."""
         name = clean_name(name)
         if turn_seconds not in TURN_TIMERS:
             raise InvalidError("invalid_timer")
+        if computer_pace not in PACES:
+            raise InvalidError("invalid_pace")
         secret = new_secret()
         moment = now()
         game_id = new_game_id()
@@ -68,6 +77,8 @@ class Lobby:
             server_seed=server_seed.hex() if server_seed is not None else None,
             dice_scheme=SCHEME if server_seed is not None else None,
             closed_reason=None,
+            previous_id=None,
+            computer_pace=computer_pace,
             started_at=None,
             finished_at=None,
             turn_started_at=None,
@@ -178,6 +189,13 @@ class Lobby:
                 "turn_started_at": moment,
                 "updated_at": moment,
             }
+            # A rematch: the seats as they were, and the next one starts (rematch.seat_order).
+            previous = writing.seat_names(record.previous_id) if record.previous_id else []
+            order = seat_order(record.players, previous)
+            host = order.index(0)
+            if order != sorted(order):
+                snapshot = writing.set_seat_order(snapshot, order)
+                record = snapshot.record
             state = Game.new(len(record.players))
             changes["due_at"] = self.changes.deadlines.next_due(
                 state,
@@ -186,10 +204,13 @@ class Lobby:
                 turn_seconds=record.turn_seconds,
                 turn_started_at=moment,
                 moment=moment,
+                pace=self.changes.deadlines.pace_of(record.computer_pace),
             )
-            snapshot = writing.append(snapshot, 0, [], state, changes, reason=None)
-            seeds = _seeds_to_fix(record, client_seed)
+            snapshot = writing.append(snapshot, host, [], state, changes, reason=None)
+            seeds = _seeds_to_fix(record, host, client_seed)
             snapshot = writing.set_client_seeds(snapshot, seeds)
+            if host != 0:  # seats moved: no other worker can follow this from a message
+                snapshot = replace(snapshot, appended=None)
         return self.changes.committed(snapshot)
 
     def move_seat(self, game_id: str, token: str, key: str) -> tuple[GameView, str]:
@@ -210,10 +231,11 @@ class Lobby:
         return self.changes.change_records(game_id, rotate), fresh
 
 
-def _seeds_to_fix(record: GameRow, host_seed: str | None) -> dict[int, str]:
-    """The client seeds to set at the start: the host's if given; a new one for every person
-    still without (the host who gave none, a seat from before the verifiable dice)."""
-    seeds = {0: host_seed} if host_seed is not None else {}
+def _seeds_to_fix(record: GameRow, host: int, host_seed: str | None) -> dict[int, str]:
+    """The client seeds to set at the start: the host's (in seat ``host``) if given; a new
+    one for every person still without (the host who gave none, a seat from before the
+    verifiable dice)."""
+    seeds = {host: host_seed} if host_seed is not None else {}
     for player in record.players:
         if not player.computer and player.client_seed is None and player.seat not in seeds:
             seeds[player.seat] = fairness.client_seed(None)

@@ -246,6 +246,7 @@ class Play:
             turn_seconds=record.turn_seconds,
             turn_started_at=turn_started_at and as_utc(turn_started_at),
             moment=moment,
+            pace=self.changes.deadlines.pace_of(record.computer_pace),
         )
         totals = None
         if state.is_over:

@@ -5,9 +5,13 @@ other player sees the offer on the finished game's page and joins (taking a seat
 game, held by a new secret of its own: a secret, or a resume link, used up in one game is
 worth nothing in the next) or declines. The offerer starts the new game from its lobby
 when they like, with whoever joined; its turn timer starts with its first turn, as any game's.
+At the start its seats are laid out as they were in the finished game, moved on by one: the
+one who sat second starts, so that each rematch another player begins (:func:`seat_order`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Sequence
 
 from app import fairness
 from app.rules import MAX_PLAYERS
@@ -15,11 +19,12 @@ from app.service.changes import Changes
 from app.service.dice import DiceSource
 from app.service.errors import ConflictError, ForbiddenError
 from app.service.measured import counted
-from app.service.seats import hash_secret, new_game_id, new_secret, seat_of
+from app.service.seats import hash_secret, new_game_id, new_secret, same_name, seat_of
 from app.service.status import require_not_abandoned
 from app.service.views import GameView
 from app.store.game_store import Editing
 from app.store.models import GameRecord, GameStatus, PlayerRecord, RematchAnswer
+from app.store.rows import SeatRow
 
 
 class Rematches:
@@ -51,6 +56,8 @@ class Rematches:
                 turn_seconds=record.turn_seconds,
                 server_seed=server_seed.hex() if server_seed is not None else None,
                 dice_scheme=fairness.SCHEME if server_seed is not None else None,
+                previous_id=record.id,
+                computer_pace=record.computer_pace,
             )
             rematch.players.append(
                 PlayerRecord(seat=0, name=offerer.name, secret_hash=hash_secret(fresh))
@@ -119,3 +126,21 @@ def _seat(record: GameRecord, secret: str | None) -> int:
     if seat is None:
         raise ForbiddenError("not_your_seat")
     return seat
+
+
+def seat_order(players: Sequence[SeatRow], previous: Sequence[tuple[int, str, bool]]) -> list[int]:
+    """The seats of a rematch at its start, as ``order[i]`` = the seat whose player sits in
+    seat ``i``: the players of the game before (``previous``: its seats' numbers, names and
+    whether computers) in that game's order moved on by one, so that who sat second starts
+    (and the first moves to the end), then anyone new in the order they joined. A game that
+    follows none (``previous`` empty) keeps its seats."""
+    count = len(previous)
+
+    def rank(seat: int) -> tuple[int, int]:
+        player = players[seat]
+        for was, name, computer in previous:
+            if computer == player.computer and same_name(name, player.name):
+                return (was - 1) % count, seat
+        return count, seat
+
+    return sorted(range(len(players)), key=rank)

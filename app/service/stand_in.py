@@ -57,7 +57,8 @@ class StandIns:
                 raise ConflictError("presence_unknown")
             player.stand_in = True
             # The scheduler plays the seat from now on, at a computer's pace.
-            record.due_at = now() + timedelta(seconds=self.games.deadlines.pace)
+            pace = self.games.deadlines.pace_of(record.computer_pace)
+            record.due_at = now() + timedelta(seconds=pace)
             _log(record, seat, ActionKind.STAND_IN, by=acting)
 
         view = self.games.changes.change_records(game_id, hand)
@@ -94,6 +95,7 @@ class StandIns:
                 turn_seconds=record.turn_seconds,
                 turn_started_at=as_utc(started) if started else None,
                 moment=now(),
+                pace=self.games.deadlines.pace_of(record.computer_pace),
             )
             _log(record, seat, ActionKind.RETURN, by=seat)
 

@@ -42,6 +42,8 @@ class GameView:
     turn_seconds: int | None
     turn_seconds_left: float | None
     """Seconds before the turn timer runs out, when the game has one and is being played."""
+    computer_pace: str | None
+    """``fast`` when the game's computer players move fast; None: the normal pace."""
     rematch_id: str | None
     players: tuple[PlayerView, ...]
     closed_reason: ClosedReason | None
@@ -82,6 +84,7 @@ class GameView:
                 if record.turn_seconds and record.status == GameStatus.PLAYING
                 else None
             ),
+            computer_pace=record.computer_pace,
             rematch_id=record.rematch_id,
             closed_reason=_closed_reason(record),
             players=tuple(

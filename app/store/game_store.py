@@ -31,7 +31,9 @@ from app.store.snapshots import (
     snapshot_of,
     write_actions,
     write_client_seeds,
+    write_seat_order,
 )
+from app.store.statements import SEAT_NAMES
 
 
 class NoSuchGame(LookupError):
@@ -109,6 +111,16 @@ class Writing(Reading):
     def set_client_seeds(self, snapshot: Snapshot, seeds: Mapping[int, str]) -> Snapshot:
         """Set seats' client seeds in this change; the snapshot with them."""
         return write_client_seeds(self._connection, snapshot, seeds)
+
+    def set_seat_order(self, snapshot: Snapshot, order: Sequence[int]) -> Snapshot:
+        """Seat ``i`` takes the player of seat ``order[i]`` (see ``write_seat_order``)."""
+        return write_seat_order(self._connection, snapshot, order)
+
+    def seat_names(self, game_id: str) -> list[tuple[int, str, bool]]:
+        """The seats of a game (of another than the one being written: a rematch's previous
+        game) as their numbers, names and whether computers."""
+        rows = self._connection.execute(SEAT_NAMES, {"game_id": game_id})
+        return [(seat, name, computer) for seat, name, computer in rows]
 
 
 class Editing:

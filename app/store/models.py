@@ -80,13 +80,18 @@ class GameRecord(Base):
     turn_seconds: Mapped[int | None] = mapped_column(Integer, default=None)
     rematch_id: Mapped[str | None] = mapped_column(String(16), default=None)
     server_seed: Mapped[str | None] = mapped_column(String(64), default=None)
+    """The dice's secret (hex), revealed only once the game is over; None: not verifiable."""
     dice_scheme: Mapped[int | None] = mapped_column(Integer, default=None)
     """How the seeds are combined into each roll's message (``app.fairness``): 2 for games
     created since it, NULL (1) for the games before."""
     closed_reason: Mapped[str | None] = mapped_column(String(16), default=None)
     """Why an abandoned game was closed: ``idle`` (a long pause; NULL in games closed before
     the column) or ``restored`` (the database was restored from a backup while it was played)."""
-    """The dice's secret (hex), revealed only once the game is over; None: not verifiable."""
+    previous_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    """The finished game this one is the rematch of: its seats are laid out from that game's
+    at the start, the starter moved on by one."""
+    computer_pace: Mapped[str | None] = mapped_column(String(8), default=None)
+    """How fast the computer players move: ``fast``, or NULL for the normal pace."""
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)

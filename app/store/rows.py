@@ -51,6 +51,8 @@ class GameRow:
     """Never shown before the game is over: kept out of the repr, so out of any log line."""
     dice_scheme: int | None
     closed_reason: str | None
+    previous_id: str | None
+    computer_pace: str | None
     started_at: datetime | None
     finished_at: datetime | None
     turn_started_at: datetime | None

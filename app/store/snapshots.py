@@ -39,6 +39,8 @@ from app.store.statements import (
     CLIENT_SEED,
     FINAL_TOTAL,
     GAME,
+    RESEAT,
+    SEATED,
     SEATS,
     hot_statements,
 )
@@ -332,3 +334,22 @@ def write_client_seeds(
         for player in snapshot.record.players
     )
     return replace(snapshot, record=replace(snapshot.record, players=seats))
+
+
+def write_seat_order(connection: Connection, snapshot: Snapshot, order: Sequence[int]) -> Snapshot:
+    """Lay a waiting game's seats out anew: seat ``i`` takes the player of seat ``order[i]``
+    (name, secret, seed: every column but the seat's number), in the connection's
+    transaction; the snapshot with them. It tells no write another process could follow."""
+    players = snapshot.record.players
+    if sorted(order) != list(range(len(players))):
+        raise ValueError("an order is a permutation of the seats")
+    seats = tuple(replace(players[old], seat=new) for new, old in enumerate(order))
+    connection.execute(
+        RESEAT,
+        [
+            {"of_game": seat.game_id, "of_seat": seat.seat}
+            | {column: getattr(seat, column) for column in SEATED}
+            for seat in seats
+        ],
+    )
+    return replace(snapshot, record=replace(snapshot.record, players=seats), appended=None)

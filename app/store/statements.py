@@ -57,6 +57,23 @@ CLIENT_SEED = (
     .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
     .values(client_seed=bindparam("seed"))
 )
+SEATED = tuple(
+    column.name
+    for column in PlayerRecord.__table__.columns
+    if column.name not in ("game_id", "seat")
+)
+"""A seat's columns that go with its player when the seats are laid out anew (a rematch)."""
+RESEAT = (
+    update(PlayerRecord)
+    .where(PlayerRecord.game_id == bindparam("of_game"), PlayerRecord.seat == bindparam("of_seat"))
+    .values({column: bindparam(column) for column in SEATED})
+)
+SEAT_NAMES = (
+    select(PlayerRecord.seat, PlayerRecord.name, PlayerRecord.computer)
+    .where(PlayerRecord.game_id == bindparam("game_id"))
+    .order_by(PlayerRecord.seat)
+)
+"""A game's seats: their numbers, names and whether computers."""
 
 
 @dataclass(frozen=True)

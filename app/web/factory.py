@@ -55,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         auto_confirm=settings.auto_confirm_seconds,
         grace=settings.auto_confirm_grace_seconds,
         pace=settings.computer_pace_seconds,
+        fast_pace=settings.computer_fast_pace_seconds,
     )
     service = GameService(
         database, dice, strategy, deadlines, max_holds_per_turn=settings.max_holds_per_turn

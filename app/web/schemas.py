@@ -90,6 +90,9 @@ class GameOut(BaseModel):
         "(the server was restored from a backup while it was played: its dice could have "
         "repeated rolls already seen); null otherwise",
     )
+    computer_pace: Literal["normal", "fast"] = Field(
+        default="normal", description="How fast the computer players move"
+    )
     fairness: FairnessOut
 
     @classmethod
@@ -99,6 +102,7 @@ class GameOut(BaseModel):
             url=f"{base_url.rstrip('/')}/games/{view.id}",
             status=view.status.value,
             closed_reason=view.closed_reason.value if view.closed_reason else None,
+            computer_pace="fast" if view.computer_pace == "fast" else "normal",
             version=view.version,
             round=view.round,
             turn=view.turn,
@@ -135,6 +139,9 @@ class _Strict(BaseModel):
 class CreateIn(_Strict):
     name: str = Field(min_length=1, max_length=32)
     turn_seconds: Literal[30, 60, 120] | None = None
+    computer_pace: Literal["normal", "fast"] = Field(
+        default="normal", description="How fast the computer players move"
+    )
 
 
 OptionalClientSeed = Field(

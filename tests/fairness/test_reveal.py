@@ -42,6 +42,8 @@ def game_row(status: str) -> GameRow:
         server_seed=SEED.hex(),
         dice_scheme=2,
         closed_reason=None,
+        previous_id=None,
+        computer_pace=None,
         started_at=None,
         finished_at=None,
         turn_started_at=None,

@@ -21,6 +21,7 @@ from fastapi.testclient import TestClient
 from sqlalchemy import text
 
 from app.rules import Scoresheet
+from app.service.clock import as_utc
 from app.service.errors import ConflictError
 from app.service.games import GameService
 from app.service.retention import RetentionSweeper
@@ -364,3 +365,50 @@ def test_a_deadline_left_past_with_nothing_due_is_cleared_by_the_look_for_overdu
     with service.changes.store.reading() as reading:
         assert [game_id for game_id, _ in reading.due_games()] == [owed_id]
     assert client.get(f"/api/v1/games/{stale}").json() == game, "no move was made"
+
+
+def test_a_game_whose_computers_play_fast_steps_at_the_fast_pace(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(computer_pace_seconds=3600, computer_fast_pace_seconds=1800)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    refused = client.post("/api/v1/games", json={"name": "Ann", "computer_pace": "slow"})
+    assert refused.status_code == 422
+    ahead = {}
+    for pace in ("normal", "fast"):
+        created = client.post("/api/v1/games", json={"name": "Ann", "computer_pace": pace})
+        assert created.status_code == 201
+        game_id, ann = created.json()["game"]["id"], created.json()["token"]
+        act(client, game_id, ann, "computers")
+        act(client, game_id, ann, "start")
+        act(client, game_id, ann, "roll", {"hold": []})
+        game = act(client, game_id, ann, "score", {"box": "chance"})
+        assert (game["computer_pace"], game["turn"]) == (pace, 1)
+        with service.database.reading() as session:
+            record = session.get(GameRecord, game_id)
+            assert record is not None
+            assert record.due_at is not None
+            ahead[pace] = (as_utc(record.due_at) - as_utc(record.updated_at)).total_seconds()
+    # The computer's first step is due a pace after the move that gave it the turn.
+    assert ahead == {"normal": pytest.approx(3600, abs=1), "fast": pytest.approx(1800, abs=1)}
+    page = client.get(f"/games/{game_id}")
+    assert page.status_code == 200
+
+
+def test_the_home_page_offers_fast_computers_and_the_lobby_says_so(client: TestClient) -> None:
+    home = client.get("/")
+    assert 'name="computer_pace" value="fast"' in home.text
+    token = csrf(client)
+    made = client.post(
+        "/games",
+        data={"name": "Ann", "mode": "friends", "computer_pace": "fast", "csrf_token": token},
+    )
+    assert made.status_code == 200  # the lobby, after the redirect
+    assert "The computer players move fast." in made.text
+    normal = client.post("/games", data={"name": "Bo", "mode": "friends", "csrf_token": token})
+    assert "The computer players move fast." not in normal.text
+    odd = client.post(
+        "/games",
+        data={"name": "Cy", "mode": "friends", "computer_pace": "slow", "csrf_token": token},
+    )
+    assert odd.status_code == 422

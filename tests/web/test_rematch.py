@@ -88,7 +88,7 @@ def test_an_offer_is_joined_declined_and_started_by_its_offerer(
     deadline = re.search(r'data-turn-deadline="([\d.]+)"', page)
     assert deadline
     assert 29 < float(deadline.group(1)) <= 30  # the timer started with the first turn
-    act(client, rematch_id, bob_there, "roll", {"hold": []})  # Bob, the offerer, plays first
+    act(client, rematch_id, bob_there, "roll", {"hold": []})  # Bob sat second before: he starts
     with pytest.raises(ConflictError, match="the game has already started"):
         service.rematches.answer(game_id, cy, join=True)
 
@@ -199,3 +199,80 @@ def test_a_used_resume_link_is_dead_in_the_rematch_too_and_every_seat_there_is_n
     # The laptop, which lost the seat, follows the rematch as a spectator.
     assert laptop.get(f"/games/{game_id}/rematch", follow_redirects=False).status_code == 303
     assert laptop.cookies.get(f"penta_seat_{rematch_id}") is None
+
+
+def test_a_rematch_keeps_the_seat_order_and_the_next_player_starts(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(dice_script="6", **IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    game_id, (ann, bob, cy) = finished_game(client, service)  # Ann, Bob, Cy, Computer 1
+
+    # Ann offers; Cy answers before Bob; a stranger comes by the rematch's own link.
+    rematch_id, ann_there = service.rematches.offer(game_id, ann)
+    _, cy_there = service.rematches.answer(game_id, cy, join=True)
+    _, bob_there = service.rematches.answer(game_id, bob, join=True)
+    dee = act(client, rematch_id, "", "players", {"name": "Dee"}, status=201)["token"]
+    assert names(client, rematch_id) == ["Ann", "Computer 1", "Cy", "Bob", "Dee"]
+    assert ann_there
+    assert bob_there
+    assert cy_there
+
+    started = act(client, rematch_id, ann_there, "start", {"client_seed": "ann's seed"})
+    # The order of the game before, moved on by one (Bob sat second: he starts, Ann goes
+    # last of them), the newcomer after: each keeps their own seat's secret and seed.
+    assert [player["name"] for player in started["players"]] == [
+        "Bob",
+        "Cy",
+        "Computer 1",
+        "Ann",
+        "Dee",
+    ]
+    assert started["turn"] == 0
+    assert [
+        service.seat_of(rematch_id, token) for token in (bob_there, cy_there, ann_there, dee)
+    ] == [
+        0,
+        1,
+        3,
+        4,
+    ]
+    seeds = {seat["seat"]: seat["client_seed"] for seat in started["fairness"]["client_seeds"]}
+    assert seeds[3] == "ann's seed"  # the host's seed went with her
+    assert set(seeds) == {0, 1, 3, 4}  # the people's: the computer has none
+    assert all(seeds.values())
+    act(client, rematch_id, ann_there, "roll", {"hold": []}, status=403)
+    act(client, rematch_id, bob_there, "roll", {"hold": []})
+    page = client.get(f"/games/{rematch_id}", cookies={f"penta_{rematch_id}": ann_there}).text
+    assert 'data-seat="3"' in page
+
+
+def test_a_rematch_of_a_rematch_moves_the_start_on_again(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(dice_script="6", **IDLE_RUNNER)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
+    game_id, ann = created["game"]["id"], created["token"]
+    bob = act(client, game_id, "", "players", {"name": "Bob"}, status=201)["token"]
+    act(client, game_id, ann, "computers")
+    starters = []
+    for _ in range(3):
+        game = act(client, game_id, ann, "start")
+        starters.append(game["players"][0]["name"])
+        seats = {service.seat_of(game_id, token): token for token in (ann, bob)}
+        while game["status"] == "playing":
+            token = seats.get(game["turn"])
+            if token is None:
+                service.play_for_computer(game_id)
+            else:
+                act(client, game_id, token, "roll", {"hold": []})
+                options = client.get(f"/api/v1/games/{game_id}").json()["options"]
+                act(client, game_id, token, "score", {"box": next(iter(options))})
+            game = client.get(f"/api/v1/games/{game_id}").json()
+        rematch_id, ann_there = service.rematches.offer(game_id, ann)
+        _, bob_there = service.rematches.answer(game_id, bob, join=True)
+        assert ann_there
+        assert bob_there
+        game_id, ann, bob = rematch_id, ann_there, bob_there
+    assert starters == ["Ann", "Bob", "Computer 1"]

@@ -67,7 +67,10 @@ def _game(request: Request, view: GameView) -> Response:
 )
 async def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
     """A waiting game with you as host in seat 0; keep the token, it is your seat."""
-    view, token = await patiently(lambda: service.create(body.name, turn_seconds=body.turn_seconds))
+    pace = None if body.computer_pace == "normal" else body.computer_pace
+    view, token = await patiently(
+        lambda: service.create(body.name, turn_seconds=body.turn_seconds, computer_pace=pace)
+    )
     return _json(SeatOut(game=_out(request, view), token=token), 201)
 
 

@@ -54,6 +54,7 @@ async def create_game(
     name: Annotated[str, Form(max_length=200)],
     mode: Annotated[str, Form(pattern="^(solo|friends)$")] = "solo",
     turn_seconds: Annotated[str, Form(max_length=4)] = "",
+    computer_pace: Annotated[str, Form(pattern="^(normal|fast)$")] = "normal",
     client_seed: ClientSeedField = "",
 ) -> Response:
     # Decimal digits of any script, which int() reads: isdigit() also passes '¹', which it refuses.
@@ -61,7 +62,10 @@ async def create_game(
     try:
         seed = valid_client_seed(client_seed) if client_seed else None  # before the game exists
         # Two changes, each tried again on its own: a retried create would make two games.
-        view, secret = await patiently(lambda: service.create(name, turn_seconds=timer))
+        pace = None if computer_pace == "normal" else computer_pace
+        view, secret = await patiently(
+            lambda: service.create(name, turn_seconds=timer, computer_pace=pace)
+        )
         if mode == "solo":
             view = await patiently(lambda: service.start(view.id, secret, client_seed=seed))
     except ServiceError as error:
