@@ -21,15 +21,9 @@ from app.service.errors import ConflictError, ForbiddenError, InvalidError, Serv
 from app.service.games import GameService
 from app.service.measured import counted
 
-REACTIONS: dict[str, str] = {
-    "thumbs_up": "👍",
-    "clap": "👏",
-    "wow": "😮",
-    "laugh": "😂",
-    "dice": "🎲",
-    "gg": "GG",
-}
-"""Each reaction's stable name and what is shown; nothing else can be sent."""
+REACTIONS = ("thumbs_up", "clap", "wow", "laugh", "dice", "gg")
+"""Each reaction's stable name; nothing else can be sent. Pages draw each as an icon of their
+own (``templates/fragments/reaction_icons.html``), not an emoji a machine may lack a font for."""
 
 BURST = 5
 """Reactions a seat may send at once."""
@@ -47,10 +41,6 @@ class Reaction:
     seat: int
     name: str
     kind: str
-
-    @property
-    def symbol(self) -> str:
-        return REACTIONS[self.kind]
 
 
 class TooManyReactionsError(ServiceError):

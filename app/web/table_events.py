@@ -124,7 +124,9 @@ class TableEvents:
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:
         def make() -> str:
-            return render(self.templates, "fragments/reaction.html", reaction=reaction)
+            # In the page's language: the icon's name is there for screen readers.
+            with i18n.language(self.language):
+                return render(self.templates, "fragments/reaction.html", reaction=reaction)
 
-        key = RenderingKey(view.id, view.version, f"reaction:{reaction.number}")
+        key = RenderingKey(view.id, view.version, f"reaction:{self.language}:{reaction.number}")
         return self.live.event(key, make, "reaction")

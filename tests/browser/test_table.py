@@ -65,6 +65,16 @@ def test_presence_spectators_your_turn_and_reactions(
             timeout=1_000
         )
     watcher.screenshot(path=str(artifacts / "table-reaction.png"))
+    # Drawn, not an emoji a machine may have no font for; named for screen readers.
+    shown = watcher.locator("#reactions [data-reaction=clap]")
+    icon = shown.locator("svg.reaction-icon").bounding_box()
+    assert icon
+    assert icon["width"] >= 16
+    assert icon["height"] >= 16
+    assert "Applause" in shown.inner_text()
+    for button in ann.locator(".reaction-button").all():
+        assert button.locator("svg.reaction-icon").count() == 1
+        assert button.get_attribute("aria-label")
     # A reaction shows for a few seconds, then goes.
     ann.locator("#reactions [data-reaction]").wait_for(state="detached", timeout=8_000)
 

@@ -118,18 +118,24 @@ def test_a_reaction_reaches_every_open_page_and_is_not_stored(server: Server) ->
         game_id, ann, _bob = friends(client)
         version = client.get(f"/api/v1/games/{game_id}").json()["version"]
         watcher = browser_for(server, game_id, None)
+        watcher.headers["Accept-Language"] = "fr"
         with watcher.stream("GET", f"/games/{game_id}/events?version={version}") as watching:
             received = events(watching.iter_lines())
             next_event(received, "table")
             sent = client.post(
-                f"/api/v1/games/{game_id}/reactions", json={"reaction": "gg"}, headers=bearer(ann)
+                f"/api/v1/games/{game_id}/reactions", json={"reaction": "clap"}, headers=bearer(ann)
             )
             assert sent.status_code == 204
             reaction = next_event(received, "reaction")
         watcher.close()
         assert 'hx-swap-oob="beforeend:#reactions"' in reaction
-        assert 'data-reaction="gg"' in reaction
+        assert 'data-reaction="clap"' in reaction
         assert "<bdi>Ann</bdi>" in reaction
+        # An icon drawn in the page (no emoji: a machine may have no font for it), and its
+        # name in the page's language for screen readers.
+        assert '<svg class="reaction-icon"' in reaction
+        assert "Bravo" in reaction
+        assert not any(ord(character) > 0x2FFF for character in reaction)
         assert client.get(f"/api/v1/games/{game_id}").json()["version"] == version
 
 
