@@ -108,7 +108,7 @@ def test_thai_game_page_reads_left_to_right_with_its_font(
         sheet = page.locator("#scoresheet").bounding_box()
         assert tray["x"] + tray["width"] <= sheet["x"], "the scoresheet sits on the right"
     assert page.get_by_text(
-        say("th", "Tap dice to hold them, then roll again or choose a box.")
+        say("th", "Select the dice to hold, then roll again or choose a box.")
     ).is_visible()
     assert_fonts_from_this_server(page, server, "th")
     assert no_horizontal_overflow(page)

@@ -20,6 +20,10 @@ def background(page: Any) -> str:
     return str(page.evaluate("getComputedStyle(document.documentElement).backgroundColor"))
 
 
+def tick(toggle: Any) -> str:
+    return str(toggle.evaluate("button => getComputedStyle(button, '::before').content"))
+
+
 def test_the_page_follows_the_system_theme_and_the_toggle_is_remembered(
     browser: Any, server: Server, artifacts: Path
 ) -> None:
@@ -40,9 +44,12 @@ def test_the_page_follows_the_system_theme_and_the_toggle_is_remembered(
     assert dark_colour != light_colour
     assert dark_colour == "rgb(17, 20, 24)"
     dark.screenshot(path=str(artifacts / "home-phone-dark.png"))
+    # The state shows, not only to screen readers: a tick before the label while it is on.
+    assert tick(toggle) != "none"
 
     toggle.click()  # this browser prefers light, whatever the system says
     assert toggle.get_attribute("aria-pressed") == "false"
+    assert tick(toggle) == "none"
     assert background(dark) == light_colour
     dark.goto(server.url + "/rules")
     assert background(dark) == light_colour, "the choice is remembered across pages"
