@@ -8,7 +8,6 @@ from contextlib import asynccontextmanager
 
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
-from fastapi.staticfiles import StaticFiles
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__
@@ -22,7 +21,7 @@ from app.service.reactions import Reactions
 from app.service.retention import RetentionSweeper
 from app.service.runner import Scheduler
 from app.service.stand_in import StandIns
-from app.settings import ROOT, Settings
+from app.settings import Settings
 from app.store.database import Database
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
@@ -38,7 +37,18 @@ from app.web.plumbing.server_setup import PentaApp, trusted_proxies
 from app.web.plumbing.shared_limits import SharedLimits
 from app.web.plumbing.stream_limits import StreamSlots
 from app.web.plumbing.templating import create_templates, render
-from app.web.routes import api, events, install, lobby, metrics, pages, review, stats, table
+from app.web.routes import (
+    api,
+    events,
+    install,
+    lobby,
+    metrics,
+    pages,
+    review,
+    static,
+    stats,
+    table,
+)
 from app.web.routes.rules_page import router as rules_router
 from app.web.table_events import PresenceAnnouncer
 
@@ -158,7 +168,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(table.api)
     app.include_router(install.router)
     app.include_router(metrics.router)
-    app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
+    app.include_router(static.router)
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:

@@ -14,6 +14,7 @@ import pytest
 from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
+from app.web.assets import ASSETS
 from app.web.plumbing.logs import REDACTED, RedactSecrets, redact
 from tests.hardening.conftest import HTMX, csrf_token
 from tests.live.test_live_updates import events
@@ -84,7 +85,7 @@ def test_security_headers_on_every_kind_of_answer(client: TestClient) -> None:
         "api": client.get(f"/api/v1/games/{game_id}"),
         "error": client.get("/games/nope", headers={"Accept": "text/html"}),
         "api error": client.get("/api/v1/games/nope"),
-        "static": client.get("/static/js/penta.js"),
+        "static": client.get(ASSETS.url("js/penta.js")),
         "docs": client.get("/docs"),
     }
     for kind, answer in answers.items():
@@ -98,8 +99,8 @@ def test_security_headers_on_every_kind_of_answer(client: TestClient) -> None:
         assert answer.headers["x-content-type-options"] == "nosniff", kind
         assert answer.headers["referrer-policy"] == "same-origin", kind
         # A seat's page (its private link) and the API's answers stay in no cache; the
-        # static files may (issue 27, item 4).
-        expected = None if kind == "static" else "no-store"
+        # static files are kept for good under their hashed names (issue 27, item 4; #25).
+        expected = "public, max-age=31536000, immutable" if kind == "static" else "no-store"
         assert answer.headers.get("cache-control") == expected, kind
     page = answers["page"].text
     assert re.findall(r"<script(?![^>]*\bsrc=)", page) == [], "no inline script"

@@ -8,6 +8,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.rules import BOXES
+from app.web.assets import ASSETS
 from tests.web.helpers import act, auth, started_game
 
 BOX_KEYS = [box.value for box in BOXES]
@@ -284,5 +285,5 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
     } <= paths
     docs = client.get("/docs")
     assert docs.status_code == 200
-    assert "/static/vendor/swagger-ui-bundle-5.35.0.js" in docs.text
+    assert ASSETS.url("vendor/swagger-ui-bundle-5.35.0.js") in docs.text
     assert "<script>" not in docs.text

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from fastapi.testclient import TestClient
 
 from app.service.games import GameService
+from app.web.assets import ASSETS
 from tests.fairness.play import play_to_the_end
 from tests.web.helpers import act
 
@@ -44,8 +45,8 @@ def test_the_forms_that_start_or_join_carry_a_seed_field_for_the_browser(
     join_page = guest.get(f"/games/{game_id}").text
     join_form = join_page[join_page.index(f'action="/games/{game_id}/join"') :]
     assert SEED_FIELD in join_form[: join_form.index("</form>")]
-    assert '<script src="/static/js/fairness.js" defer></script>' in join_page
-    assert "crypto.getRandomValues" in guest.get("/static/js/fairness.js").text
+    assert f'<script src="{ASSETS.url("js/fairness.js")}" defer></script>' in join_page
+    assert "crypto.getRandomValues" in guest.get(ASSETS.url("js/fairness.js")).text
 
 
 def test_the_lobby_shows_the_commitment_and_the_seeds_sent_by_the_forms(

@@ -7,6 +7,7 @@ import struct
 from fastapi.testclient import TestClient
 
 from app import __version__
+from app.web.assets import ASSETS
 from app.web.plumbing.middleware import CONTENT_SECURITY_POLICY, LANGUAGE_COOKIE
 
 
@@ -65,9 +66,11 @@ def test_the_service_worker_is_served_from_the_root_with_this_version(client: Te
     assert f'var CACHE = "penta-{__version__}";' in response.text
     assert "__PENTA_VERSION__" not in response.text
     # Everything it keeps is this site's own, and every file it names exists.
-    for path in ("/offline", "/static/css/penta.css", "/static/js/site.js"):
+    # The files under the hashed names the pages ask for (app/web/assets.py).
+    for path in ("/offline", ASSETS.url("css/penta.css"), ASSETS.url("js/site.js")):
         assert f'"{path}"' in response.text
         assert client.get(path).status_code == 200, path
+    assert '"/static/css/penta.css"' not in response.text
 
 
 def test_the_offline_page_is_translated(client: TestClient) -> None:

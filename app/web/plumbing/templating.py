@@ -18,6 +18,7 @@ from app.rules import (
 )
 from app.service.reactions import REACTIONS
 from app.settings import ROOT
+from app.web.assets import ASSETS
 from app.web.suggestion import suggest
 
 
@@ -61,6 +62,7 @@ def _globals() -> dict[str, Any]:
         "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
         "reactions": REACTIONS,
         "suggest": suggest,
+        "static": ASSETS.url,
     }
 
 

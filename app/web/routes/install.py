@@ -6,6 +6,7 @@ site; its cache is named after the version, so that an update drops the old file
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from fastapi import APIRouter, Request
@@ -13,6 +14,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, Response
 
 from app import __version__, i18n
 from app.settings import ROOT
+from app.web.assets import ASSETS
 from app.web.deps import TemplatesDep
 from app.web.shared import page_context
 
@@ -20,18 +22,24 @@ router = APIRouter(include_in_schema=False)
 
 THEME_COLOUR = "#0f5132"
 """The dice tray's green: the phone's status bar matches the board."""
-SERVICE_WORKER = (ROOT / "static" / "sw.js").read_text()
+SERVICE_WORKER = re.sub(
+    r'"/static/([^"]+)"',
+    lambda match: f'"{ASSETS.url(match.group(1))}"',
+    (ROOT / "static" / "sw.js").read_text(),
+)
+"""The worker's script, with the files it keeps for offline use under their hashed names: the
+names the pages ask for."""
 
 
 @router.get("/manifest.webmanifest")
 def manifest() -> Response:
     language = i18n.current_language()
     icons: list[dict[str, Any]] = [
-        {"src": "/static/favicon.svg", "sizes": "any", "type": "image/svg+xml"},
-        {"src": "/static/icons/icon-192.png", "sizes": "192x192", "type": "image/png"},
-        {"src": "/static/icons/icon-512.png", "sizes": "512x512", "type": "image/png"},
+        {"src": ASSETS.url("favicon.svg"), "sizes": "any", "type": "image/svg+xml"},
+        {"src": ASSETS.url("icons/icon-192.png"), "sizes": "192x192", "type": "image/png"},
+        {"src": ASSETS.url("icons/icon-512.png"), "sizes": "512x512", "type": "image/png"},
         {
-            "src": "/static/icons/icon-maskable-512.png",
+            "src": ASSETS.url("icons/icon-maskable-512.png"),
             "sizes": "512x512",
             "type": "image/png",
             "purpose": "maskable",
