@@ -133,8 +133,9 @@ def test_a_rematch_offer_is_joined_by_one_and_declined_by_another(
     ann.locator("#lobby").get_by_text("Bob").wait_for()
     assert ann.locator("#lobby").get_by_text("Cy").count() == 0
     ann.get_by_role("button", name="Start the game").click()
-    ann.get_by_role("button", name="Roll (3 left)").wait_for()
-    bob.get_by_text("Ann to move").wait_for()  # Bob's lobby followed to the game
+    # Bob's lobby followed to the game; he sat second before, so he starts the rematch.
+    bob.get_by_role("button", name="Roll (3 left)").wait_for()
+    ann.get_by_text("Bob to move").wait_for()
     assert ann.url == bob.url != f"{server.url}/games/{game_id}"
     assert cy.url == f"{server.url}/games/{game_id}"
 
