@@ -73,6 +73,13 @@ class Settings(BaseSettings):
     computer_pace_seconds: float = Field(
         default=1.0, ge=0, description="Seconds between a computer player's visible steps"
     )
+    match_wait_seconds: float = Field(
+        default=20,
+        ge=0,
+        le=600,
+        description="How long a quick match waits for a fourth player: then a table starts "
+        "with two or more",
+    )
     computer_fast_pace_seconds: float = Field(
         default=0.25,
         ge=0,

@@ -82,6 +82,8 @@ MESSAGES: dict[str, Message] = {
     ),
     "invalid_timer": N_("the turn timer is off, 30, 60 or 120 seconds"),
     "invalid_pace": N_("the computer players move at the normal pace or fast"),
+    "not_waiting": N_("you are not waiting for a quick match"),
+    "queue_full": N_("too many players are waiting for a quick match: try again in a minute"),
     "invalid_client_seed": N_("a client seed is 1 to 64 printable ASCII characters"),
     "not_host": N_("only the host can do that"),
     "not_your_seat": N_("you do not hold a seat in this game"),

@@ -79,6 +79,7 @@ class Lobby:
             closed_reason=None,
             previous_id=None,
             computer_pace=computer_pace,
+            public=False,
             started_at=None,
             finished_at=None,
             turn_started_at=None,
@@ -172,12 +173,22 @@ class Lobby:
         set while waiting, else one made here).
 
         From now on the seeds are fixed: a second start is refused (409) and changes none."""
+        return self._start(game_id, secret, client_seed=client_seed, as_server=False)
+
+    def start_matched(self, game_id: str) -> GameView:
+        """The server starts a game it made of a quick match (no host to start it)."""
+        return self._start(game_id, None, client_seed=None, as_server=True)
+
+    def _start(
+        self, game_id: str, secret: str | None, *, client_seed: str | None, as_server: bool
+    ) -> GameView:
         if client_seed is not None:
             fairness.client_seed(client_seed)  # 422 before anything else
         with self.changes.store.writing() as writing:
             snapshot = self.changes.snapshot(writing, game_id)
             record = snapshot.record
-            require_host(record, secret)
+            if not as_server:
+                require_host(record, secret)
             require_not_abandoned(record)
             if record.status != GameStatus.WAITING:
                 raise ConflictError("already_started")

@@ -92,6 +92,9 @@ class GameRecord(Base):
     at the start, the starter moved on by one."""
     computer_pace: Mapped[str | None] = mapped_column(String(8), default=None)
     """How fast the computer players move: ``fast``, or NULL for the normal pace."""
+    public: Mapped[bool] = mapped_column(default=False, server_default=false(), index=True)
+    """Listed on the home page for anyone to join or watch (a quick match's table); a game
+    with friends is not."""
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     finished_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
     turn_started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
@@ -179,3 +182,20 @@ class ServiceRun(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     started_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
     seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+
+
+class MatchEntry(Base):
+    """A browser waiting for a quick match: its player's name and seed, and the hash of the
+    seat secret it holds already (its cookie), which becomes its seat's once it is matched."""
+
+    __tablename__ = "match_queue"
+
+    secret_hash: Mapped[str] = mapped_column(String(64), primary_key=True)
+    name: Mapped[str] = mapped_column(String(64))
+    client_seed: Mapped[str | None] = mapped_column(String(64), default=None)
+    joined_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), index=True)
+    """When the wait began (again, for a player who chose to keep waiting)."""
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    """When its page last asked: an entry no page asks about is not matched, then dropped."""
+    game_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    """The game it was matched into; None while it waits."""

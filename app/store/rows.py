@@ -53,6 +53,7 @@ class GameRow:
     closed_reason: str | None
     previous_id: str | None
     computer_pace: str | None
+    public: bool
     started_at: datetime | None
     finished_at: datetime | None
     turn_started_at: datetime | None

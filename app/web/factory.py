@@ -16,6 +16,7 @@ from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
+from app.service.matching import QuickMatch
 from app.service.presence import Presence
 from app.service.reactions import Reactions
 from app.service.retention import RetentionSweeper
@@ -23,6 +24,7 @@ from app.service.runner import Scheduler
 from app.service.stand_in import StandIns
 from app.settings import Settings
 from app.store.database import Database
+from app.store.matching import MatchQueue
 from app.store.migrate import upgrade
 from app.strategy import StrategyProvider
 from app.web.live import LiveViews
@@ -42,6 +44,7 @@ from app.web.routes import (
     events,
     install,
     lobby,
+    matching,
     metrics,
     pages,
     review,
@@ -126,6 +129,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.bus = bus
     app.state.presence = presence
     app.state.stand_ins = StandIns(service, presence)
+    app.state.matching = QuickMatch(
+        service.lobby, MatchQueue(database), wait_seconds=settings.match_wait_seconds
+    )
     app.state.reactions = Reactions(service, bus)  # to every worker's streams
     app.state.live_views = LiveViews(service)
     app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
@@ -169,6 +175,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(install.router)
     app.include_router(metrics.router)
     app.include_router(static.router)
+    app.include_router(matching.router)
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:

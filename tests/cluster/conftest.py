@@ -27,6 +27,7 @@ WORKERS = 3
 PACE_SECONDS = 0.3
 AUTO_CONFIRM_SECONDS = 2.0
 METRICS_TOKEN = "cluster-metrics-token-0123456789"
+MATCH_WAIT_SECONDS = 1.0
 
 
 def libpq(url: str) -> str:
@@ -69,6 +70,7 @@ def running_cluster(folder: Path, strategy_table: Path, **extra: str) -> Iterato
         "PENTA_AUTO_CONFIRM_GRACE_SECONDS": "0",
         "PENTA_BUS_CHECK_SECONDS": "2",
         "PENTA_METRICS_TOKEN": METRICS_TOKEN,
+        "PENTA_MATCH_WAIT_SECONDS": str(MATCH_WAIT_SECONDS),
         **extra,
     }
     workers: list[Server] = []

@@ -298,3 +298,49 @@ def test_the_workers_metrics_add_up_to_the_actions_made(cluster: Cluster) -> Non
     moved = {key: after[key] - before.get(key, 0.0) for key in after}
     assert {key: int(number) for key, number in moved.items() if number} == made
     assert all(later > earlier for earlier, later in zip(worker_before, worker_after, strict=True))
+
+
+def _browser(worker: Server) -> tuple[httpx.Client, str]:
+    """A browser that asks one worker (its own cookies), and its CSRF token."""
+    page = httpx.Client(base_url=worker.url, timeout=WAIT)
+    token = page.get("/").text.split('data-csrf-token="')[1].split('"')[0]
+    return page, token
+
+
+def test_two_strangers_on_two_workers_meet_at_one_table(cluster: Cluster) -> None:
+    """The quick match's queue is the database's: a player waiting on one worker is matched
+    with one who came to another (issue 28)."""
+    pages = []
+    for worker, name in zip(cluster.workers[:2], ("Ann", "Bob"), strict=True):
+        page, token = _browser(worker)
+        entered = page.post("/match", data={"name": name, "csrf_token": token})
+        assert (entered.status_code, entered.headers["location"]) == (303, "/match")
+        pages.append(page)
+    deadline = time.monotonic() + WAIT
+    tables: list[str] = []
+    for page in pages:
+        while True:  # as the waiting page asks, every second
+            answer = page.get("/match", follow_redirects=False)
+            if answer.status_code == 303:
+                tables.append(answer.headers["location"])
+                break
+            assert time.monotonic() < deadline, "no table was made"
+            time.sleep(0.3)
+    assert tables[0] == tables[1]
+    assert tables[0].startswith("/games/")
+    game_id = tables[0].removeprefix("/games/")
+    game = httpx.get(f"{cluster.workers[2].url}/api/v1/games/{game_id}", timeout=WAIT).json()
+    assert game["status"] == "playing"
+    assert sorted(player["name"] for player in game["players"]) == ["Ann", "Bob"]
+    # Each plays their seat on their own worker: the first to come rolls first.
+    first = pages[[player["name"] for player in game["players"]].index("Ann")]
+    token = first.get(f"/games/{game_id}").text.split('data-csrf-token="')[1].split('"')[0]
+    rolled = first.post(
+        f"/games/{game_id}/roll",
+        data={"csrf_token": token, "turn": 0, "roll": 0},
+        headers={"HX-Request": "true"},
+    )
+    assert rolled.status_code == 200
+    assert cluster.rows("SELECT count(*) FROM match_queue") == [(0,)]
+    for page in pages:
+        page.close()

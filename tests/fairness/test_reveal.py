@@ -44,6 +44,7 @@ def game_row(status: str) -> GameRow:
         closed_reason=None,
         previous_id=None,
         computer_pace=None,
+        public=False,
         started_at=None,
         finished_at=None,
         turn_started_at=None,

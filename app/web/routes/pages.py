@@ -42,7 +42,8 @@ ExpectDep = Annotated[Expect, Depends(form_expect)]
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, templates: TemplatesDep) -> Response:
-    return templates.TemplateResponse(request, "home.html", page_context(request))
+    tables = request.app.state.matching.open_tables()  # a thread's: this route is sync
+    return templates.TemplateResponse(request, "home.html", page_context(request, tables=tables))
 
 
 @router.post("/games", dependencies=[CsrfDep, CreateLimit])

@@ -1,0 +1,139 @@
+"""The quick match's pages: *Play now*, the waiting page that asks every second, and what a
+player alone at the end of the wait may choose (app/service/matching.py). Each runs in a
+thread, never tried twice: entering the queue and making a table are no moves to repeat."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
+
+from app import i18n
+from app.service.errors import ForbiddenError, ServiceError
+from app.service.matching import TURN_SECONDS, QuickMatch
+from app.web.deps import CsrfDep, SettingsDep, TemplatesDep
+from app.web.plumbing.limits import CreateLimit
+from app.web.shared import ClientSeedField, page_context, set_seat_cookie
+
+router = APIRouter(include_in_schema=False)
+
+MATCH_COOKIE = "penta_match"
+"""The waiting browser's secret: its entry in the queue, then its seat at the table."""
+MATCH_COOKIE_MAX_AGE = 3600
+
+
+def _matching(request: Request) -> QuickMatch:
+    matching: QuickMatch = request.app.state.matching
+    return matching
+
+
+async def _go(request: Request, game_id: str, secret: str, secure: bool) -> Response:
+    """To the table: the seat's cookie set, the wait's forgotten."""
+    await run_in_threadpool(lambda: _matching(request).leave(secret))
+    response = RedirectResponse(f"/games/{game_id}", status_code=303)
+    set_seat_cookie(response, game_id, secret, secure=secure)
+    response.delete_cookie(MATCH_COOKIE, path="/match")
+    return response
+
+
+@router.post("/match", dependencies=[CsrfDep, CreateLimit])
+async def enter(
+    request: Request,
+    templates: TemplatesDep,
+    settings: SettingsDep,
+    name: Annotated[str, Form(max_length=200)],
+    client_seed: ClientSeedField = "",
+) -> Response:
+    try:
+        secret = await run_in_threadpool(
+            lambda: _matching(request).enter(name, client_seed or None)
+        )
+    except ServiceError as error:
+        context = page_context(
+            request, error=i18n.explain(error.reason, error.params), name=name[:32]
+        )
+        return templates.TemplateResponse(request, "home.html", context, status_code=error.status)
+    response = RedirectResponse("/match", status_code=303)
+    response.set_cookie(
+        MATCH_COOKIE,
+        secret,
+        max_age=MATCH_COOKIE_MAX_AGE,
+        path="/match",
+        httponly=True,
+        samesite="lax",
+        secure=settings.secure_cookies,
+    )
+    return response
+
+
+@router.get("/match", response_class=HTMLResponse)
+async def waiting_page(
+    request: Request, templates: TemplatesDep, settings: SettingsDep
+) -> Response:
+    secret = request.cookies.get(MATCH_COOKIE)
+    try:
+        status = await run_in_threadpool(lambda: _matching(request).status(secret))
+    except ForbiddenError:
+        return RedirectResponse("/", status_code=303)
+    if status.game_id is not None and secret:
+        return await _go(request, status.game_id, secret, settings.secure_cookies)
+    context = page_context(request, status=status, turn_seconds=TURN_SECONDS)
+    return templates.TemplateResponse(request, "match.html", context)
+
+
+@router.get("/match/status", response_class=HTMLResponse)
+async def waiting_status(request: Request, templates: TemplatesDep) -> Response:
+    """The waiting page's line, asked every second; the page goes to the table once matched
+    (``HX-Redirect``), and home if the wait is gone."""
+    try:
+        status = await run_in_threadpool(
+            lambda: _matching(request).status(request.cookies.get(MATCH_COOKIE))
+        )
+    except ForbiddenError:
+        return Response(status_code=204, headers={"HX-Redirect": "/"})
+    if status.game_id is not None:
+        return Response(status_code=204, headers={"HX-Redirect": "/match"})
+    context = page_context(request, status=status, turn_seconds=TURN_SECONDS)
+    return templates.TemplateResponse(request, "fragments/match_status.html", context)
+
+
+@router.get("/tables", response_class=HTMLResponse)
+async def tables(request: Request, templates: TemplatesDep) -> Response:
+    """The home page's open tables, asked again every few seconds."""
+    listed = await run_in_threadpool(_matching(request).open_tables)
+    context = page_context(request, tables=listed)
+    return templates.TemplateResponse(request, "fragments/open_tables.html", context)
+
+
+@router.post("/match/again", dependencies=[CsrfDep])
+async def wait_again(request: Request) -> Response:
+    secret = request.cookies.get(MATCH_COOKIE)
+    try:
+        await run_in_threadpool(lambda: _matching(request).status(secret, again=True))
+    except ForbiddenError:
+        return RedirectResponse("/", status_code=303)
+    return RedirectResponse("/match", status_code=303)
+
+
+@router.post("/match/computer", dependencies=[CsrfDep])
+async def play_the_computer(request: Request, settings: SettingsDep) -> Response:
+    try:
+        view, secret = await run_in_threadpool(
+            lambda: _matching(request).play_the_computer(request.cookies.get(MATCH_COOKIE))
+        )
+    except ForbiddenError:
+        return RedirectResponse("/", status_code=303)
+    response = RedirectResponse(f"/games/{view.id}", status_code=303)
+    set_seat_cookie(response, view.id, secret, secure=settings.secure_cookies)
+    response.delete_cookie(MATCH_COOKIE, path="/match")
+    return response
+
+
+@router.post("/match/leave", dependencies=[CsrfDep])
+async def stop_waiting(request: Request) -> Response:
+    await run_in_threadpool(lambda: _matching(request).leave(request.cookies.get(MATCH_COOKIE)))
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(MATCH_COOKIE, path="/match")
+    return response
