@@ -152,12 +152,13 @@ def test_eight_joins_at_once_on_two_workers_take_exactly_the_free_seats(cluster:
 
 
 def test_twenty_identical_actions_over_the_workers_apply_once(cluster: Cluster) -> None:
-    game_id, token, game = new_game(cluster.workers[0])
+    workers = _alive(cluster)
+    game_id, token, game = new_game(workers[0])
     start = threading.Barrier(20)
 
     def roll(number: int) -> httpx.Response:
         start.wait()
-        worker = cluster.workers[number % 3]
+        worker = workers[number % len(workers)]
         return answer(
             worker, f"/api/v1/games/{game_id}/roll", token, {"hold": [], "version": game["version"]}
         )
@@ -251,9 +252,7 @@ def test_the_workers_metrics_add_up_to_the_actions_made(cluster: Cluster) -> Non
     """Each worker counts its own; Prometheus adds them up. Only the kinds this test makes
     are compared (the module's other games may still have server steps to play)."""
     kinds = ("create", "start", "roll", "score")
-    # The workers the module's other tests left running (one may have been killed).
-    workers = [worker for worker in cluster.workers if worker.process.poll() is None]
-    assert len(workers) >= 2
+    workers = _alive(cluster)
 
     def bus_up() -> bool:  # Redis may have been stopped and started again just before
         return all(value(scrape(w.url, METRICS_TOKEN)[1], "penta_bus_up") == 1 for w in workers)
@@ -300,6 +299,14 @@ def test_the_workers_metrics_add_up_to_the_actions_made(cluster: Cluster) -> Non
     assert all(later > earlier for earlier, later in zip(worker_before, worker_after, strict=True))
 
 
+def _alive(cluster: Cluster) -> list[Server]:
+    """The workers the module's other tests left running (one may have been killed: the tests
+    run in any order)."""
+    workers = [worker for worker in cluster.workers if worker.process.poll() is None]
+    assert len(workers) >= 2
+    return workers
+
+
 def _browser(worker: Server) -> tuple[httpx.Client, str]:
     """A browser that asks one worker (its own cookies), and its CSRF token."""
     page = httpx.Client(base_url=worker.url, timeout=WAIT)
@@ -310,8 +317,9 @@ def _browser(worker: Server) -> tuple[httpx.Client, str]:
 def test_two_strangers_on_two_workers_meet_at_one_table(cluster: Cluster) -> None:
     """The quick match's queue is the database's: a player waiting on one worker is matched
     with one who came to another (issue 28)."""
+    workers = _alive(cluster)
     pages = []
-    for worker, name in zip(cluster.workers[:2], ("Ann", "Bob"), strict=True):
+    for worker, name in zip(workers[:2], ("Ann", "Bob"), strict=True):
         page, token = _browser(worker)
         entered = page.post("/match", data={"name": name, "csrf_token": token})
         assert (entered.status_code, entered.headers["location"]) == (303, "/match")
@@ -329,7 +337,7 @@ def test_two_strangers_on_two_workers_meet_at_one_table(cluster: Cluster) -> Non
     assert tables[0] == tables[1]
     assert tables[0].startswith("/games/")
     game_id = tables[0].removeprefix("/games/")
-    game = httpx.get(f"{cluster.workers[2].url}/api/v1/games/{game_id}", timeout=WAIT).json()
+    game = httpx.get(f"{workers[-1].url}/api/v1/games/{game_id}", timeout=WAIT).json()
     assert game["status"] == "playing"
     assert sorted(player["name"] for player in game["players"]) == ["Ann", "Bob"]
     # Each plays their seat on their own worker: the first to come rolls first.
