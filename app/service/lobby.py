@@ -31,6 +31,8 @@ from app.store.models import GameRecord, GameStatus, PlayerRecord
 from app.store.rows import GameRow, SeatRow
 
 TURN_TIMERS = (None, 30, 60, 120)
+PUBLIC_TURN_SECONDS = 60
+"""Every game open to strangers has a turn timer, so that no one can stall it."""
 
 
 class Lobby:
@@ -41,15 +43,25 @@ class Lobby:
         self.dice = dice
 
     def create(
-        self, name: str, *, turn_seconds: int | None = None, computer_pace: str | None = None
+        self,
+        name: str,
+        *,
+        turn_seconds: int | None = None,
+        computer_pace: str | None = None,
+        public: bool = False,
+        person_id: str | None = None,
     ) -> tuple[GameView, str]:
         """A waiting game with ``name`` as host in seat 0, and the host's secret; its turn
-        timer and its computers' pace (None: normal; ``fast``)."""
+        timer and its computers' pace (None: normal; ``fast``). A ``public`` game is listed
+        for anyone to join or watch, with a turn timer always (:data:`PUBLIC_TURN_SECONDS`
+        if none is asked); ``person_id`` is the host's player, if known."""
         name = clean_name(name)
         if turn_seconds not in TURN_TIMERS:
             raise InvalidError("invalid_timer")
         if computer_pace not in PACES:
             raise InvalidError("invalid_pace")
+        if public and turn_seconds is None:
+            turn_seconds = PUBLIC_TURN_SECONDS
         secret = new_secret()
         moment = now()
         game_id = new_game_id()
@@ -67,6 +79,8 @@ class Lobby:
             stand_in=False,
             rematch=None,
             moved_hash=None,
+            person_id=person_id,
+            pentas=None,
         )
         record = GameRow(
             id=game_id,
@@ -79,7 +93,7 @@ class Lobby:
             closed_reason=None,
             previous_id=None,
             computer_pace=computer_pace,
-            public=False,
+            public=public,
             started_at=None,
             finished_at=None,
             turn_started_at=None,
@@ -95,11 +109,18 @@ class Lobby:
         return self.changes.committed(snapshot), secret
 
     def join(
-        self, game_id: str, name: str, *, client_seed: str | None = None
+        self,
+        game_id: str,
+        name: str,
+        *,
+        client_seed: str | None = None,
+        person_id: str | None = None,
     ) -> tuple[GameView, str]:
         """Seat a new player in a waiting game; 409 once it has started or is full.
 
-        The player's ``client_seed`` (else one made here) goes into every roll of the game.
+        The player's ``client_seed`` (else one made here) goes into every roll of the game;
+        ``person_id`` is the player, if known (a player has one seat in a game: 409 for a
+        second).
         """
         name = clean_name(name)
         seed = fairness.client_seed(client_seed)
@@ -108,12 +129,15 @@ class Lobby:
         def seat(record: GameRecord) -> None:
             require_waiting(record, "join_started")
             require_free_name(record, name)
+            if person_id is not None and any(p.person_id == person_id for p in record.players):
+                raise ConflictError("already_seated")
             record.players.append(
                 PlayerRecord(
                     seat=len(record.players),
                     name=name,
                     secret_hash=hash_secret(secret),
                     client_seed=seed,
+                    person_id=person_id,
                 )
             )
 

@@ -20,13 +20,13 @@ from app.rules import MAX_PLAYERS
 from app.service import fairness
 from app.service.clock import as_utc, now
 from app.service.errors import ConflictError, ForbiddenError
-from app.service.lobby import Lobby
+from app.service.lobby import PUBLIC_TURN_SECONDS, Lobby
 from app.service.seats import clean_name, hash_secret, new_game_id, new_secret, same_name
 from app.service.views import GameView
 from app.store.matching import FORGET_AFTER, MatchQueue, OpenTable, Waiting, open_tables
 from app.store.models import GameRecord, GameStatus, PlayerRecord
 
-TURN_SECONDS = 60
+TURN_SECONDS = PUBLIC_TURN_SECONDS
 """Every table of strangers has this turn timer."""
 TABLE = 4
 """A table starts at once with this many."""
@@ -63,14 +63,23 @@ class QuickMatch:
         self.queue = queue
         self.wait = timedelta(seconds=wait_seconds)
 
-    def enter(self, name: str, client_seed: str | None) -> str:
-        """Wait for a table as ``name``; the secret the browser then holds."""
+    def enter(
+        self,
+        name: str,
+        client_seed: str | None,
+        person_id: str | None = None,
+        *,
+        two_only: bool = False,
+    ) -> str:
+        """Wait for a table as ``name`` (the player ``person_id``, if known), of two players
+        only with ``two_only``; the secret the browser then holds."""
         name = clean_name(name)
         seed = fairness.client_seed(client_seed)
         if self.queue.size() >= MAX_WAITING:
             raise ConflictError("queue_full")
         secret = new_secret()
-        self.queue.enter(hash_secret(secret), name, seed, now())
+        most = 2 if two_only else TABLE
+        self.queue.enter(hash_secret(secret), name, seed, now(), person_id, most)
         self.try_match()
         return secret
 
@@ -98,10 +107,10 @@ class QuickMatch:
         moment = now()
 
         def choose(entries: list[Waiting]) -> list[Waiting]:
-            if len(entries) >= TABLE:
-                return entries[:TABLE]
-            if len(entries) >= 2 and moment - as_utc(entries[0].joined_at) >= self.wait:
-                return entries[:TABLE]
+            table = gather(entries)
+            full = len(table) == min((entry.most for entry in table), default=0)
+            if len(table) >= 2 and (full or moment - as_utc(table[0].joined_at) >= self.wait):
+                return table
             return []
 
         game_id = self.queue.match(
@@ -124,7 +133,9 @@ class QuickMatch:
         if entry is None or entry.game_id is not None:
             raise ForbiddenError("not_waiting")
         self.queue.leave(hash_secret(secret))
-        view, seat = self.lobby.create(entry.name, turn_seconds=TURN_SECONDS)
+        view, seat = self.lobby.create(
+            entry.name, turn_seconds=TURN_SECONDS, person_id=entry.person_id
+        )
         self.lobby.add_computer(view.id, seat)
         return self.lobby.start(view.id, seat, client_seed=entry.client_seed), seat
 
@@ -145,9 +156,23 @@ class QuickMatch:
                     name=_distinct(entry.name, [player.name for player in record.players]),
                     secret_hash=entry.secret_hash,
                     client_seed=entry.client_seed,
+                    person_id=entry.person_id,
                 )
             )
         return record
+
+
+def gather(entries: list[Waiting]) -> list[Waiting]:
+    """The table the first waiting would sit at, first come first: each next one joins if
+    the table then holds no more than every one at it wants (two for "two players only",
+    else four); one who wants fewer than are seated already waits for the next table."""
+    table: list[Waiting] = []
+    for entry in entries:
+        if len(table) + 1 <= min([entry.most, *(seated.most for seated in table)]):
+            table.append(entry)
+        if table and len(table) == min(seated.most for seated in table):
+            break
+    return table
 
 
 def _distinct(name: str, taken: list[str]) -> str:

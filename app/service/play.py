@@ -20,6 +20,7 @@ from app.rules import (
     Roll,
     Score,
 )
+from app.service import ratings
 from app.service.changes import Changes
 from app.service.clock import as_utc, now
 from app.service.deadlines import server_just_recorded
@@ -255,7 +256,7 @@ class Play:
                 player.seat: state.sheets[player.seat].total for player in snapshot.record.players
             }
         try:
-            return writing.append(
+            snapshot = writing.append(
                 snapshot,
                 seat,
                 actions,
@@ -266,6 +267,9 @@ class Play:
             )
         except StaleWriteError:
             raise stale_refusal() from None
+        if state.is_over:  # in the same transaction: rated once, with the last move
+            snapshot = ratings.settle(writing, snapshot, moment)
+        return snapshot
 
 
 def stale_refusal() -> ConflictError:

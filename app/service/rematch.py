@@ -60,7 +60,12 @@ class Rematches:
                 computer_pace=record.computer_pace,
             )
             rematch.players.append(
-                PlayerRecord(seat=0, name=offerer.name, secret_hash=hash_secret(fresh))
+                PlayerRecord(
+                    seat=0,
+                    name=offerer.name,
+                    secret_hash=hash_secret(fresh),
+                    person_id=offerer.person_id,
+                )
             )
             for player in record.players:
                 if player.computer:
@@ -103,7 +108,10 @@ class Rematches:
                 fresh = new_secret()
                 rematch.players.append(
                     PlayerRecord(
-                        seat=len(rematch.players), name=player.name, secret_hash=hash_secret(fresh)
+                        seat=len(rematch.players),
+                        name=player.name,
+                        secret_hash=hash_secret(fresh),
+                        person_id=player.person_id,
                     )
                 )
                 player.rematch = RematchAnswer.JOINED.value

@@ -30,6 +30,8 @@ class PlayerView:
     """The computer plays this person's seat until they open the game again."""
     rematch: str | None = None
     """This player's part in the rematch offered after the game (a ``RematchAnswer``)."""
+    player_id: str | None = None
+    """The player (app/service/people.py) who holds the seat: their profile's id."""
 
 
 @dataclass(frozen=True)
@@ -61,6 +63,8 @@ class GameView:
     """Each seat's secret hash: a live stream finds its browser's seat in memory."""
     moved_hashes: tuple[str | None, ...] = field(default=(), repr=False)
     """Each seat's previous secret hash, once it moved to another device."""
+    public: bool = False
+    """Listed for anyone to join or watch, and rated."""
 
     @classmethod
     def of(
@@ -97,6 +101,7 @@ class GameView:
                     player.hints,
                     player.stand_in,
                     player.rematch,
+                    player.person_id,
                 )
                 for player in record.players
             ),
@@ -107,6 +112,7 @@ class GameView:
             auto_deadline=as_utc(auto_deadline) if auto_deadline else None,
             seat_hashes=tuple(player.secret_hash for player in record.players),
             moved_hashes=tuple(player.moved_hash for player in record.players),
+            public=record.public,
         )
 
     def seat_of_hash(self, hashed: str | None) -> int | None:

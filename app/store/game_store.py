@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -23,6 +24,7 @@ from app.store.database import Database
 from app.store.due import claim_due, due_games, forget_due
 from app.store.log import replay_log
 from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus, Reason
+from app.store.people import Rated, ratings_of, write_pentas, write_ratings
 from app.store.rows import GameRow
 from app.store.snapshots import (
     Snapshot,
@@ -115,6 +117,23 @@ class Writing(Reading):
     def set_seat_order(self, snapshot: Snapshot, order: Sequence[int]) -> Snapshot:
         """Seat ``i`` takes the player of seat ``order[i]`` (see ``write_seat_order``)."""
         return write_seat_order(self._connection, snapshot, order)
+
+    def set_pentas(self, snapshot: Snapshot, pentas: Mapping[int, int]) -> Snapshot:
+        """Set the Pentas each seat scored (at the end of the game); the snapshot with them."""
+        write_pentas(self._connection, snapshot.record.id, pentas)
+        seats = tuple(
+            replace(player, pentas=pentas.get(player.seat, player.pentas))
+            for player in snapshot.record.players
+        )
+        return replace(snapshot, record=replace(snapshot.record, players=seats))
+
+    def ratings_of(self, person_ids: Sequence[str]) -> dict[str, tuple[float, float]]:
+        """The players' ratings (mu, sigma), theirs to change until this transaction ends."""
+        return ratings_of(self._connection, person_ids)
+
+    def rate(self, game_id: str, rated: Sequence[Rated], moment: datetime) -> None:
+        """Record what the game did to its players' ratings, once."""
+        write_ratings(self._connection, game_id, rated, moment)
 
     def seat_names(self, game_id: str) -> list[tuple[int, str, bool]]:
         """The seats of a game (of another than the one being written: a rematch's previous

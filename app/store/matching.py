@@ -28,10 +28,21 @@ class Waiting:
     client_seed: str | None
     joined_at: datetime
     game_id: str | None
+    person_id: str | None
+    most: int = 4
+    """The most players this one wants at the table."""
 
 
 def _waiting(entry: MatchEntry) -> Waiting:
-    return Waiting(entry.secret_hash, entry.name, entry.client_seed, entry.joined_at, entry.game_id)
+    return Waiting(
+        entry.secret_hash,
+        entry.name,
+        entry.client_seed,
+        entry.joined_at,
+        entry.game_id,
+        entry.person_id,
+        entry.most,
+    )
 
 
 class MatchQueue:
@@ -40,7 +51,15 @@ class MatchQueue:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    def enter(self, secret_hash: str, name: str, client_seed: str | None, now: datetime) -> None:
+    def enter(
+        self,
+        secret_hash: str,
+        name: str,
+        client_seed: str | None,
+        now: datetime,
+        person_id: str | None = None,
+        most: int = 4,
+    ) -> None:
         with self.database.writing() as session:
             session.add(
                 MatchEntry(
@@ -49,6 +68,8 @@ class MatchQueue:
                     client_seed=client_seed,
                     joined_at=now,
                     seen_at=now,
+                    person_id=person_id,
+                    most=most,
                 )
             )
 

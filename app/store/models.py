@@ -6,7 +6,7 @@ from datetime import datetime
 from enum import StrEnum
 from typing import Any
 
-from sqlalchemy import JSON, DateTime, ForeignKey, Integer, String, false, func
+from sqlalchemy import JSON, DateTime, Float, ForeignKey, Integer, String, false, func
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 
 
@@ -137,6 +137,11 @@ class PlayerRecord(Base):
     """A :class:`RematchAnswer` once the game is over and a rematch is offered."""
     moved_hash: Mapped[str | None] = mapped_column(String(64), default=None)
     """The seat's previous secret hash, once it moved to another device: that browser is told."""
+    person_id: Mapped[str | None] = mapped_column(String(16), default=None, index=True)
+    """The player (:class:`PersonRecord`) who sat here; None for a computer, and for a seat
+    taken before players were kept."""
+    pentas: Mapped[int | None] = mapped_column(Integer, default=None)
+    """Pentas scored for points (the 50 and each 100 bonus), set when the game ends."""
 
     game: Mapped[GameRecord] = relationship(back_populates="players")
 
@@ -199,3 +204,45 @@ class MatchEntry(Base):
     """When its page last asked: an entry no page asks about is not matched, then dropped."""
     game_id: Mapped[str | None] = mapped_column(String(16), default=None)
     """The game it was matched into; None while it waits."""
+    person_id: Mapped[str | None] = mapped_column(String(16), default=None)
+    """The player waiting, who takes the seat."""
+    most: Mapped[int] = mapped_column(Integer, default=4, server_default="4")
+    """The most players this one wants at the table: 2 for "two players only", else 4."""
+
+
+class PersonRecord(Base):
+    """A player, without an account: a browser (or a bot) holds it by a secret whose SHA-256
+    is all the database keeps; it is known to others by its public ``id`` and its name."""
+
+    __tablename__ = "people"
+
+    id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    secret_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    name: Mapped[str] = mapped_column(String(64))
+    """The name last played under."""
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    """The rating (Plackett-Luce, :mod:`app.service.ratings`) and its uncertainty."""
+    rated_games: Mapped[int] = mapped_column(Integer, default=0)
+    link_hash: Mapped[str | None] = mapped_column(String(64), default=None, unique=True)
+    """The hash of the one-time link that moves this player to another device, if one is
+    open; it dies when used, when another is made, or at ``link_until``."""
+    link_until: Mapped[datetime | None] = mapped_column(DateTime(timezone=True), default=None)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+    seen_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))
+
+
+class RatingRecord(Base):
+    """What one rated game did to one player's rating: written once, when the game ends."""
+
+    __tablename__ = "ratings"
+
+    game_id: Mapped[str] = mapped_column(String(16), primary_key=True)
+    person_id: Mapped[str] = mapped_column(String(16), primary_key=True, index=True)
+    rank: Mapped[int] = mapped_column(Integer)
+    """1 for the winner; equal totals share a rank."""
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True))

@@ -32,6 +32,8 @@ class SeatRow:
     stand_in: bool
     rematch: str | None
     moved_hash: str | None
+    person_id: str | None
+    pentas: int | None
 
     @classmethod
     def of(cls, player: PlayerRecord) -> SeatRow:

@@ -17,6 +17,7 @@ from app.service.dice import DiceSource, ScriptedDice, SecureDice
 from app.service.events import Broker
 from app.service.games import GameService
 from app.service.matching import QuickMatch
+from app.service.people import Players
 from app.service.presence import Presence
 from app.service.reactions import Reactions
 from app.service.retention import RetentionSweeper
@@ -26,6 +27,7 @@ from app.settings import Settings
 from app.store.database import Database
 from app.store.matching import MatchQueue
 from app.store.migrate import upgrade
+from app.store.people import People
 from app.strategy import StrategyProvider
 from app.web.live import LiveViews
 from app.web.plumbing import errors, logs
@@ -47,6 +49,7 @@ from app.web.routes import (
     matching,
     metrics,
     pages,
+    players,
     review,
     static,
     stats,
@@ -132,6 +135,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.matching = QuickMatch(
         service.lobby, MatchQueue(database), wait_seconds=settings.match_wait_seconds
     )
+    app.state.players = Players(People(database), service)
     app.state.reactions = Reactions(service, bus)  # to every worker's streams
     app.state.live_views = LiveViews(service)
     app.state.stream_slots = StreamSlots(settings.max_streams, settings.max_streams_per_address)
@@ -176,6 +180,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(metrics.router)
     app.include_router(static.router)
     app.include_router(matching.router)
+    app.include_router(matching.api)
+    app.include_router(players.router)
+    app.include_router(players.api)
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> HTMLResponse:

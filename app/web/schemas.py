@@ -23,6 +23,9 @@ class PlayerOut(BaseModel):
     stand_in: bool = Field(
         default=False, description="The computer plays this seat until its player is back"
     )
+    player_id: str | None = Field(
+        default=None, description="The seat's player (their profile: /players/{id}), if known"
+    )
     boxes: dict[Box, int | None] = Field(description="All 13 boxes: points, or null when free")
     upper_subtotal: int
     upper_bonus: int
@@ -93,6 +96,8 @@ class GameOut(BaseModel):
     computer_pace: Literal["normal", "fast"] = Field(
         default="normal", description="How fast the computer players move"
     )
+    public: bool = Field(description="Listed for anyone to join or watch, and rated")
+    turn_seconds: int | None = Field(description="The turn timer, null for none")
     fairness: FairnessOut
 
     @classmethod
@@ -103,6 +108,8 @@ class GameOut(BaseModel):
             status=view.status.value,
             closed_reason=view.closed_reason.value if view.closed_reason else None,
             computer_pace="fast" if view.computer_pace == "fast" else "normal",
+            public=view.public,
+            turn_seconds=view.turn_seconds,
             version=view.version,
             round=view.round,
             turn=view.turn,
@@ -119,6 +126,7 @@ class GameOut(BaseModel):
                     name=player.name,
                     computer=player.computer,
                     stand_in=player.stand_in,
+                    player_id=player.player_id,
                     boxes={box: player.sheet[box] for box in BOXES},
                     upper_subtotal=player.sheet.upper_subtotal,
                     upper_bonus=player.sheet.upper_bonus,
@@ -141,6 +149,10 @@ class CreateIn(_Strict):
     turn_seconds: Literal[30, 60, 120] | None = None
     computer_pace: Literal["normal", "fast"] = Field(
         default="normal", description="How fast the computer players move"
+    )
+    public: bool = Field(
+        default=False,
+        description="Listed for anyone to join or watch, and rated (a 60 s turn timer if none)",
     )
 
 
@@ -290,3 +302,96 @@ class PlayerReviewOut(BaseModel):
 class ReviewOut(BaseModel):
     game: GameOut
     players: list[PlayerReviewOut]
+
+
+# -- players -------------------------------------------------------------------------------
+
+
+class NameIn(_Strict):
+    name: str = Field(min_length=1, max_length=32)
+
+
+class PersonOut(BaseModel):
+    id: str = Field(description="The player's public id: their profile is /players/{id}")
+    name: str
+
+
+class PlayerTokenOut(BaseModel):
+    player: PersonOut
+    token: str = Field(description="Your player token: send it as X-Player-Token; keep it secret")
+
+
+class RatingOut(BaseModel):
+    value: int = Field(description="The rating as shown (a new player: 1500)")
+    plus_minus: int | None = Field(
+        description="Its uncertainty (two sigmas) while provisional (fewer than 5 rated games)"
+    )
+    rated_games: int
+    mu: float = Field(description="OpenSkill Plackett-Luce mu (the shown value is 60 mu)")
+    sigma: float
+
+
+class SeatSummaryOut(BaseModel):
+    game_id: str
+    status: Status
+    public: bool
+    seat: int = Field(description="The player's seat in it")
+    players: list[str] = Field(description="Every seat's name, in seat order")
+    totals: list[int | None] = Field(description="Every seat's final total, null before the end")
+    rank: int | None = Field(description="The player's place (1: won; ties share), once over")
+
+
+class TotalsOut(BaseModel):
+    played: int = Field(description="Finished games")
+    wins: int = Field(description="Games of two or more players finished first (ties count)")
+    average: float | None
+    best: int | None
+    pentas: int = Field(description="Pentas scored for points")
+
+
+class ProfileOut(BaseModel):
+    player: PersonOut
+    rating: RatingOut
+    totals: TotalsOut
+    finished: list[SeatSummaryOut] = Field(description="The newest finished games (20)")
+    playing: list[SeatSummaryOut] | None = Field(
+        default=None, description="Mine only: the games in play or waiting"
+    )
+    my_turn: list[str] | None = Field(
+        default=None, description="Mine only: the ids of the games waiting for my move"
+    )
+
+
+class LeaderOut(BaseModel):
+    rank: int
+    player: PersonOut
+    rating: RatingOut
+
+
+class TableOut(BaseModel):
+    game_id: str
+    status: Status
+    players: list[str]
+    round: int
+    turn_seconds: int | None
+
+
+class MatchIn(_Strict):
+    name: str = Field(min_length=1, max_length=32)
+    client_seed: str | None = OptionalClientSeed
+    two_players_only: bool = Field(default=False, description="A table of two, not up to four")
+
+
+class MatchOut(BaseModel):
+    waiting: int = Field(description="Players waiting now, you included")
+    seconds_left: float = Field(description="Before your wait ends")
+    game_id: str | None = Field(
+        description="The table you were matched to: your ticket is your seat's token there"
+    )
+    alone: bool = Field(description="The wait ended with nobody else: wait again, or leave")
+
+
+class TicketOut(MatchOut):
+    token: str = Field(
+        description="Your ticket: send it as a bearer token to ask; once matched, your seat's"
+    )

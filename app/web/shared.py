@@ -38,6 +38,9 @@ ERROR_RESPONSES = {
         (422, "Malformed input"),
     )
 }
+RATE_LIMITED = {
+    429: {"model": ErrorOut, "description": "Too many from your address: see Retry-After"}
+}
 
 
 PREPARING: Literal["preparing"] = "preparing"

@@ -38,6 +38,8 @@ def _seat(seat: int, **columns: Any) -> SeatRow:
         "stand_in": False,
         "rematch": None,
         "moved_hash": None,
+        "person_id": None,
+        "pentas": None,
     }
     return SeatRow(**{**values, **columns})
 

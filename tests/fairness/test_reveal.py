@@ -31,6 +31,8 @@ def game_row(status: str) -> GameRow:
             stand_in=False,
             rematch=None,
             moved_hash=None,
+            person_id=None,
+            pentas=None,
         )
 
     return GameRow(

@@ -76,9 +76,8 @@ def test_workers_starting_together_migrate_once(shared_url: str) -> None:
             ).scalar()
     finally:
         engine.dispose()
-    assert (
-        tables == 7
-    )  # games, players, actions, reviews, service_runs, match_queue, alembic_version
+    # games, players, actions, reviews, service_runs, match_queue, people, ratings, alembic_version
+    assert tables == 9
 
 
 def test_joins_from_two_workers_at_once_take_exactly_the_free_seats(

@@ -30,6 +30,7 @@ def test_create_returns_a_waiting_game_with_the_host_in_seat_0(client: TestClien
         {
             "seat": 0,
             "name": "Ann",
+            "player_id": None,
             "computer": False,
             "stand_in": False,
             "boxes": dict.fromkeys(BOX_KEYS),

@@ -7,11 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, Body, Request
 from fastapi.responses import Response
 from pydantic import BaseModel
+from starlette.concurrency import run_in_threadpool
 
 from app import __version__
 from app.service.errors import ForbiddenError
 from app.service.play import Expect
 from app.service.views import GameView
+from app.web import identity
 from app.web.deps import BearerDep, ServiceDep
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit, JoinLimit
@@ -21,7 +23,6 @@ from app.web.schemas import (
     BoxAdvice,
     ClientSeedIn,
     CreateIn,
-    ErrorOut,
     GameOut,
     JoinIn,
     LogOut,
@@ -31,11 +32,7 @@ from app.web.schemas import (
     StartIn,
     VersionIn,
 )
-from app.web.shared import ERROR_RESPONSES
-
-_RATE_LIMITED = {
-    429: {"model": ErrorOut, "description": "Too many from your address: see Retry-After"}
-}
+from app.web.shared import ERROR_RESPONSES, RATE_LIMITED
 
 router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
 
@@ -63,13 +60,27 @@ def _game(request: Request, view: GameView) -> Response:
     status_code=201,
     response_model=SeatOut,
     dependencies=[CreateLimit],
-    responses=_RATE_LIMITED,  # type: ignore[arg-type]
+    responses=RATE_LIMITED,  # type: ignore[arg-type]
 )
-async def create_game(request: Request, service: ServiceDep, body: CreateIn) -> Response:
-    """A waiting game with you as host in seat 0; keep the token, it is your seat."""
+async def create_game(
+    request: Request,
+    service: ServiceDep,
+    body: CreateIn,
+    player: identity.PlayerTokenHeader = None,
+) -> Response:
+    """A waiting game with you as host in seat 0; keep the token, it is your seat. A
+    ``public`` game is listed for anyone to join or watch (with a 60 s turn timer if none
+    is given), and rated when people finish it."""
     pace = None if body.computer_pace == "normal" else body.computer_pace
+    person_id = await run_in_threadpool(identity.api_player, request, player) if player else None
     view, token = await patiently(
-        lambda: service.create(body.name, turn_seconds=body.turn_seconds, computer_pace=pace)
+        lambda: service.create(
+            body.name,
+            turn_seconds=body.turn_seconds,
+            computer_pace=pace,
+            public=body.public,
+            person_id=person_id,
+        )
     )
     return _json(SeatOut(game=_out(request, view), token=token), 201)
 
@@ -169,11 +180,20 @@ async def advice(game_id: str, service: ServiceDep, token: BearerDep) -> AdviceO
     status_code=201,
     response_model=SeatOut,
     dependencies=[JoinLimit],
-    responses=_RATE_LIMITED,  # type: ignore[arg-type]
+    responses=RATE_LIMITED,  # type: ignore[arg-type]
 )
-def join(request: Request, game_id: str, service: ServiceDep, body: JoinIn) -> Response:
+def join(
+    request: Request,
+    game_id: str,
+    service: ServiceDep,
+    body: JoinIn,
+    player: identity.PlayerTokenHeader = None,
+) -> Response:
     """Take a seat in a waiting game (409 once it has started)."""
-    view, token = service.join(game_id, body.name, client_seed=body.client_seed)
+    person_id = identity.api_player(request, player)
+    view, token = service.join(
+        game_id, body.name, client_seed=body.client_seed, person_id=person_id
+    )
     return _json(SeatOut(game=_out(request, view), token=token), 201)
 
 

@@ -11,6 +11,7 @@ from app import i18n
 from app.service.errors import ServiceError
 from app.service.seats import seat_of_resume_token
 from app.settings import Settings
+from app.web import identity
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.limits import CreateLimit, JoinLimit
 from app.web.shared import ClientSeedField, page_context, set_seat_cookie
@@ -35,8 +36,12 @@ def join(
     """Take a seat with a name while the game waits; the seat's secret goes in a cookie."""
     if service.seat_of(game_id, request.cookies.get(seat_cookie(game_id))) is not None:
         return _back(game_id)
+    fresh = None
     try:
-        view, secret = service.join(game_id, name, client_seed=client_seed or None)
+        person, fresh = identity.identify(request, name)
+        view, secret = service.join(
+            game_id, name, client_seed=client_seed or None, person_id=person.id
+        )
     except ServiceError as error:
         if error.status == 404:
             raise
@@ -46,9 +51,12 @@ def join(
             request, game=view, me=None, error={"code": error.code, "message": message}
         )
         template = "lobby.html" if view.is_waiting else "game.html"
-        return templates.TemplateResponse(request, template, context, status_code=error.status)
+        refused = templates.TemplateResponse(request, template, context, status_code=error.status)
+        identity.remember(request, refused, fresh)  # a player made before the refusal
+        return refused
     response = _back(game_id)
     set_seat_cookie(response, view.id, secret, secure=settings.secure_cookies)
+    identity.remember(request, response, fresh)
     return response
 
 

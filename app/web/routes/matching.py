@@ -12,10 +12,18 @@ from starlette.concurrency import run_in_threadpool
 
 from app import i18n
 from app.service.errors import ForbiddenError, ServiceError
-from app.service.matching import TURN_SECONDS, QuickMatch
-from app.web.deps import CsrfDep, SettingsDep, TemplatesDep
+from app.service.matching import TURN_SECONDS, MatchStatus, QuickMatch
+from app.web import identity
+from app.web.deps import BearerDep, CsrfDep, SettingsDep, TemplatesDep
 from app.web.plumbing.limits import CreateLimit
-from app.web.shared import ClientSeedField, page_context, set_seat_cookie
+from app.web.schemas import MatchIn, MatchOut, TableOut, TicketOut
+from app.web.shared import (
+    ERROR_RESPONSES,
+    RATE_LIMITED,
+    ClientSeedField,
+    page_context,
+    set_seat_cookie,
+)
 
 router = APIRouter(include_in_schema=False)
 
@@ -44,17 +52,24 @@ async def enter(
     templates: TemplatesDep,
     settings: SettingsDep,
     name: Annotated[str, Form(max_length=200)],
+    pair: Annotated[bool, Form()] = False,
     client_seed: ClientSeedField = "",
 ) -> Response:
+    fresh = None
     try:
+        person, fresh = await run_in_threadpool(identity.identify, request, name)
         secret = await run_in_threadpool(
-            lambda: _matching(request).enter(name, client_seed or None)
+            lambda: _matching(request).enter(name, client_seed or None, person.id, two_only=pair)
         )
     except ServiceError as error:
         context = page_context(
             request, error=i18n.explain(error.reason, error.params), name=name[:32]
         )
-        return templates.TemplateResponse(request, "home.html", context, status_code=error.status)
+        refused = templates.TemplateResponse(
+            request, "home.html", context, status_code=error.status
+        )
+        identity.remember(request, refused, fresh)  # a player made before the refusal
+        return refused
     response = RedirectResponse("/match", status_code=303)
     response.set_cookie(
         MATCH_COOKIE,
@@ -65,6 +80,7 @@ async def enter(
         samesite="lax",
         secure=settings.secure_cookies,
     )
+    identity.remember(request, response, fresh)
     return response
 
 
@@ -137,3 +153,73 @@ async def stop_waiting(request: Request) -> Response:
     response = RedirectResponse("/", status_code=303)
     response.delete_cookie(MATCH_COOKIE, path="/match")
     return response
+
+
+# -- the JSON API: a bot waits for a table as a browser does -------------------------------
+
+api = APIRouter(prefix="/api/v1", tags=["quick match"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
+
+
+def _match_out(status: MatchStatus) -> MatchOut:
+    return MatchOut(
+        waiting=status.waiting,
+        seconds_left=status.seconds_left,
+        game_id=status.game_id,
+        alone=status.alone,
+    )
+
+
+def _status_out(status: MatchStatus) -> Response:
+    return Response(_match_out(status).model_dump_json(), media_type="application/json")
+
+
+@api.get("/tables", response_model=list[TableOut], summary="Public tables waiting or in play")
+def api_tables(request: Request) -> Response:
+    listed = _matching(request).open_tables()
+    body = ",".join(
+        TableOut(
+            game_id=table.game_id,
+            status=table.status,
+            players=list(table.names),
+            round=table.scored // len(table.names) + 1 if table.names else 1,
+            turn_seconds=table.turn_seconds,
+        ).model_dump_json()
+        for table in listed
+    )
+    return Response(f"[{body}]", media_type="application/json")
+
+
+@api.post(
+    "/match",
+    status_code=201,
+    response_model=TicketOut,
+    dependencies=[CreateLimit],
+    responses=RATE_LIMITED,  # type: ignore[arg-type]
+    summary="Wait for a quick match: the token is your ticket, then your seat's",
+)
+def api_enter(
+    request: Request, body: MatchIn, player: identity.PlayerTokenHeader = None
+) -> Response:
+    person_id = identity.api_player(request, player)
+    secret = _matching(request).enter(
+        body.name, body.client_seed, person_id, two_only=body.two_players_only
+    )
+    answer = TicketOut(**_match_out(_matching(request).status(secret)).model_dump(), token=secret)
+    return Response(answer.model_dump_json(), 201, media_type="application/json")
+
+
+@api.get("/match", response_model=MatchOut, summary="Your wait (ask every second)")
+def api_wait(request: Request, token: BearerDep) -> Response:
+    """Once ``game_id`` is set, your ticket is your seat's token in that game."""
+    return _status_out(_matching(request).status(token))
+
+
+@api.post("/match/again", response_model=MatchOut, summary="Wait again, alone at the end")
+def api_wait_again(request: Request, token: BearerDep) -> Response:
+    return _status_out(_matching(request).status(token, again=True))
+
+
+@api.delete("/match", status_code=204, summary="Stop waiting")
+def api_leave(request: Request, token: BearerDep) -> Response:
+    _matching(request).leave(token)
+    return Response(status_code=204)

@@ -6,12 +6,14 @@ from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Request
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.concurrency import run_in_threadpool
 
 from app import __version__, i18n
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
 from app.service.play import Expect
 from app.service.seats import resume_token
+from app.web import identity
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit
@@ -42,8 +44,11 @@ ExpectDep = Annotated[Expect, Depends(form_expect)]
 
 @router.get("/", response_class=HTMLResponse)
 def home(request: Request, templates: TemplatesDep) -> Response:
-    tables = request.app.state.matching.open_tables()  # a thread's: this route is sync
-    return templates.TemplateResponse(request, "home.html", page_context(request, tables=tables))
+    # A thread's: this route is sync.
+    tables = request.app.state.matching.open_tables()
+    person = identity.players(request).find(identity.player_secret(request))
+    context = page_context(request, tables=tables, name=person.name if person else "")
+    return templates.TemplateResponse(request, "home.html", context)
 
 
 @router.post("/games", dependencies=[CsrfDep, CreateLimit])
@@ -56,16 +61,25 @@ async def create_game(
     mode: Annotated[str, Form(pattern="^(solo|friends)$")] = "solo",
     turn_seconds: Annotated[str, Form(max_length=4)] = "",
     computer_pace: Annotated[str, Form(pattern="^(normal|fast)$")] = "normal",
+    public: Annotated[bool, Form()] = False,
     client_seed: ClientSeedField = "",
 ) -> Response:
     # Decimal digits of any script, which int() reads: isdigit() also passes '¹', which it refuses.
     timer = int(turn_seconds) if turn_seconds.isdecimal() else None
+    fresh = None
     try:
         seed = valid_client_seed(client_seed) if client_seed else None  # before the game exists
+        person, fresh = await run_in_threadpool(identity.identify, request, name)
         # Two changes, each tried again on its own: a retried create would make two games.
         pace = None if computer_pace == "normal" else computer_pace
         view, secret = await patiently(
-            lambda: service.create(name, turn_seconds=timer, computer_pace=pace)
+            lambda: service.create(
+                name,
+                turn_seconds=timer,
+                computer_pace=pace,
+                public=public and mode == "friends",
+                person_id=person.id,
+            )
         )
         if mode == "solo":
             view = await patiently(lambda: service.start(view.id, secret, client_seed=seed))
@@ -73,9 +87,14 @@ async def create_game(
         context = page_context(
             request, error=i18n.explain(error.reason, error.params), name=name[:32]
         )
-        return templates.TemplateResponse(request, "home.html", context, status_code=error.status)
+        refused = templates.TemplateResponse(
+            request, "home.html", context, status_code=error.status
+        )
+        identity.remember(request, refused, fresh)  # a player made before the refusal
+        return refused
     response = RedirectResponse(f"/games/{view.id}", status_code=303)
     set_seat_cookie(response, view.id, secret, secure=settings.secure_cookies)
+    identity.remember(request, response, fresh)
     return response
 
 
