@@ -182,3 +182,65 @@ def test_the_home_page_lists_the_tables_in_play_to_watch_and_never_a_friends_gam
     spectator, _ = browser(client)
     assert "You are watching this game." in spectator.get(f"/games/{game_id}").text
     assert client.get(f"/api/v1/games/{game_id}").json()["status"] == "playing"
+
+
+def test_two_players_only_starts_a_table_of_two_at_once_and_the_next_waits(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(match_wait_seconds=600, computer_pace_seconds=3600)
+    page, token = browser(client)
+    answer = page.post(
+        "/match", data={"name": "Ann", "pair": "true", "csrf_token": token}, follow_redirects=False
+    )
+    assert answer.status_code == 303
+    assert "1 player waiting" in page.get("/match").text
+    bob, _ = play_now(client, "Bob")  # any size will do for Bob: Ann's table is full with him
+    cy, _ = play_now(client, "Cy")
+    tables = {
+        seat.get("/match", follow_redirects=False).headers["location"] for seat in (page, bob)
+    }
+    assert len(tables) == 1
+    game = client.get(f"/api/v1/games/{tables.pop().removeprefix('/games/')}").json()
+    assert [player["name"] for player in game["players"]] == ["Ann", "Bob"]
+    assert (game["status"], game["public"], game["turn_seconds"]) == ("playing", True, 60)
+    assert "1 player waiting" in cy.get("/match").text  # Cy waits on for the next table
+
+
+def test_a_bot_waits_through_the_api_and_its_ticket_becomes_its_seat(
+    make_client: Callable[..., TestClient],
+) -> None:
+    client = make_client(match_wait_seconds=0, computer_pace_seconds=3600)
+    made = client.post("/api/v1/players", json={"name": "Robo"}).json()
+    player = {"X-Player-Token": made["token"]}
+    ticket = client.post("/api/v1/match", json={"name": "Robo"}, headers=player)
+    assert ticket.status_code == 201, ticket.text
+    first = ticket.json()
+    assert (first["waiting"], first["game_id"], first["alone"]) == (1, None, True)
+    other = client.post("/api/v1/match", json={"name": "Tin", "two_players_only": True}).json()
+    assert other["game_id"] is not None  # Tin came second: the table started at once
+
+    wait = client.get("/api/v1/match", headers={"Authorization": f"Bearer {first['token']}"})
+    game_id = wait.json()["game_id"]
+    assert game_id == other["game_id"]
+    seat = {"Authorization": f"Bearer {first['token']}"}
+    rolled = client.post(f"/api/v1/games/{game_id}/roll", json={}, headers=seat)
+    assert rolled.status_code == 200, rolled.text
+    assert rolled.json()["players"][0]["player_id"] == made["player"]["id"]
+    listed = client.get("/api/v1/tables").json()
+    assert [(table["game_id"], table["players"], table["round"]) for table in listed] == [
+        (game_id, ["Robo", "Tin"], 1)
+    ]
+    assert listed[0]["turn_seconds"] == 60
+    # Done with the ticket: the wait is forgotten; the seat stays.
+    assert client.delete("/api/v1/match", headers=seat).status_code == 204
+    assert client.get("/api/v1/match", headers=seat).status_code == 403
+    again = client.post(f"/api/v1/games/{game_id}/roll", json={"hold": [0, 1]}, headers=seat)
+    assert again.status_code == 200, again.text
+    assert again.json()["rolls_left"] == 1
+
+    # Bad input: no name, an unknown field, a stranger's ticket.
+    assert client.post("/api/v1/match", json={}).status_code == 422
+    assert client.post("/api/v1/match", json={"name": "A", "x": 1}).status_code == 422
+    stranger = client.get("/api/v1/match", headers={"Authorization": "Bearer nope"})
+    assert stranger.status_code == 403
+    assert stranger.json()["error"]["code"] == "not_waiting"
