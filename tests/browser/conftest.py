@@ -11,6 +11,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "tests" / "artifacts"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
 CHROMIUM = os.environ.get("PENTA_CHROMIUM") or shutil.which("chromium") or "/usr/bin/chromium"
 
 pytestmark = pytest.mark.browser
@@ -54,3 +55,11 @@ def _contexts_closed_after_each_test(request: pytest.FixtureRequest) -> Iterator
 def artifacts() -> Path:
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     return ARTIFACTS
+
+
+@pytest.fixture(scope="session")
+def axe_source() -> str:
+    """axe-core's script (npm, installed by `make test` with `npm ci`)."""
+    if not AXE.exists():
+        pytest.skip(f"no {AXE.relative_to(ROOT)}: run `npm ci` (make test does)")
+    return AXE.read_text()

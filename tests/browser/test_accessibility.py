@@ -15,16 +15,8 @@ from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
 pytestmark = pytest.mark.browser
 
-AXE = Path(__file__).resolve().parents[2] / "node_modules" / "axe-core" / "axe.min.js"
 PHONE = {"width": 390, "height": 844}
 SETTINGS = [(code, theme) for code in ("en", "he") for theme in ("light", "dark")]
-
-
-@pytest.fixture(scope="module")
-def axe_source() -> str:
-    if not AXE.exists():
-        pytest.skip(f"no {AXE.relative_to(AXE.parents[2])}: run `npm ci` (make test does)")
-    return AXE.read_text()
 
 
 def serious_violations(page: Any, axe_source: str) -> list[str]:
