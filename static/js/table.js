@@ -110,7 +110,32 @@
     });
   }
 
+  // Muted players (public games): kept per game on this browser, as the viewer's own choice.
+  function muteKey(seat) {
+    var group = document.querySelector("[data-mutes]");
+    return group ? "penta.mute." + group.dataset.mutes + "." + seat : null;
+  }
+
+  function muted(seat) {
+    var key = muteKey(seat);
+    return key !== null && stored(key);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-mute-seat]");
+    if (!button) {
+      return;
+    }
+    var on = button.getAttribute("aria-pressed") !== "true";
+    store(muteKey(button.dataset.muteSeat), on);
+    button.setAttribute("aria-pressed", on ? "true" : "false");
+  });
+
   htmx.onLoad(function (content) {
+    var mutes = content.querySelectorAll ? content.querySelectorAll("[data-mute-seat]") : [];
+    mutes.forEach(function (button) {
+      button.setAttribute("aria-pressed", muted(button.dataset.muteSeat) ? "true" : "false");
+    });
     var table = find(content, "#table[data-your-turn]");
     if (table) {
       showTurn(table);
@@ -125,6 +150,10 @@
         ? [content]
         : content.querySelectorAll("[data-reaction]");
       reactions.forEach(function (reaction) {
+        if (muted(reaction.dataset.seat)) {
+          reaction.remove(); // this viewer muted that player: never shown, never announced
+          return;
+        }
         window.setTimeout(function () {
           reaction.remove();
         }, REACTION_MS);

@@ -13,6 +13,7 @@ import pytest
 
 from app.web.deps import seat_cookie
 from tests.browser.test_accessibility import check_every_setting, in_english
+from tests.browser.test_multiplayer import join
 from tests.live_server import Server
 
 pytestmark = pytest.mark.browser
@@ -122,3 +123,42 @@ def test_my_games_a_profile_and_the_leaderboard_on_a_phone(
     page.screenshot(path=str(artifacts / "leaderboard-phone.png"), full_page=True)
     found += check_every_setting(page, server, axe_source, "leaderboard")
     assert not found, "\n".join(found)
+
+
+def test_in_a_public_game_each_viewer_may_mute_a_players_reactions(
+    browser: Any, start_server: Callable[..., Server]
+) -> None:
+    server = start_server(PENTA_COMPUTER_PACE_SECONDS="3600")
+    ann = browser.new_context(viewport=PHONE).new_page()
+    ann.goto(server.url)
+    ann.get_by_label("Your name").fill("Ann")
+    ann.get_by_label("Open to anyone", exact=False).check()
+    ann.get_by_role("button", name="Play with friends").click()
+    ann.get_by_role("heading", name="Waiting for players").wait_for()
+    link = ann.locator("#share-link").input_value()
+    bob = join(browser, link, "Bob")
+    ann.locator("#lobby").get_by_text("Bob").wait_for()
+    ann.get_by_role("button", name="Start the game").click()
+    bob.get_by_text("Ann to move").wait_for()
+    watcher = browser.new_context().new_page()
+    watcher.goto(link)
+    ann.get_by_text("1 watching").wait_for()
+
+    # Bob mutes Ann; the spectator does not. A seat never mutes itself.
+    assert ann.locator("[data-mute-seat]").all_inner_texts() == ["Bob"]
+    mute = bob.locator("[data-mute-seat='0']")
+    assert mute.inner_text() == "Ann"
+    mute.click()
+    assert mute.get_attribute("aria-pressed") == "true"
+    ann.get_by_role("button", name="Applause").click()
+    watcher.locator("#reactions [data-reaction=clap]").filter(has_text="Ann").wait_for()
+    bob.wait_for_timeout(500)  # the same event reached Bob's stream as well
+    assert bob.locator("#reactions [data-reaction]").count() == 0
+    # The choice holds after a reload; unmuted, Ann's reactions show again.
+    bob.reload()
+    mute = bob.locator("[data-mute-seat='0']")
+    assert mute.get_attribute("aria-pressed") == "true"
+    mute.click()
+    assert mute.get_attribute("aria-pressed") == "false"
+    ann.get_by_role("button", name="Good game").click()
+    bob.locator("#reactions [data-reaction=gg]").filter(has_text="Ann").wait_for()

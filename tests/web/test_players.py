@@ -80,6 +80,9 @@ def public_game_of_three(client: TestClient, ann: TestClient, csrf: str, bots: d
     started = client.post(f"/api/v1/games/{game_id}/start", json={}, headers=bearer(seats[0][1]))
     assert started.status_code == 200, started.text
     assert started.json()["turn_seconds"] == 60  # a public game always has a turn timer
+    # Among strangers each viewer may mute a player's reactions: Ann may mute Bob and Cid.
+    mutes = re.findall(r'data-mute-seat="(\d)"', ann.get(f"/games/{game_id}").text)
+    assert mutes == ["1", "2"]
     play_to_the_end(client, game_id, seats)
     return game_id
 
@@ -164,6 +167,8 @@ def test_a_private_game_moves_no_rating_and_shows_only_to_its_own_players(
         headers={"X-Player-Token": bob_token},
     ).json()
     client.post(f"/api/v1/games/{game_id}/start", json={}, headers=bearer(made["token"]))
+    assert 'class="reaction-feed"' in client.get(f"/games/{game_id}").text
+    assert "data-mutes" not in client.get(f"/games/{game_id}").text  # friends: no mutes
     play_to_the_end(client, game_id, {0: ("Ann", made["token"]), 1: ("Cid", joined["token"])})
 
     with client.app.state.service.database.reading() as session:
