@@ -50,11 +50,13 @@ class Lobby:
         computer_pace: str | None = None,
         public: bool = False,
         person_id: str | None = None,
+        language: str | None = None,
     ) -> tuple[GameView, str]:
         """A waiting game with ``name`` as host in seat 0, and the host's secret; its turn
         timer and its computers' pace (None: normal; ``fast``). A ``public`` game is listed
         for anyone to join or watch, with a turn timer always (:data:`PUBLIC_TURN_SECONDS`
-        if none is asked); ``person_id`` is the host's player, if known."""
+        if none is asked); ``person_id`` is the host's player, if known; ``language`` the one
+        the host plays in (listed with a public game)."""
         name = clean_name(name)
         if turn_seconds not in TURN_TIMERS:
             raise InvalidError("invalid_timer")
@@ -101,6 +103,7 @@ class Lobby:
             created_at=moment,
             updated_at=moment,
             players=(host,),
+            language=language,
         )
         # Core statements, as for every move: a game is created for every game played,
         # and through an ORM session that cost as much as a dozen moves.

@@ -70,16 +70,17 @@ class QuickMatch:
         person_id: str | None = None,
         *,
         two_only: bool = False,
+        language: str | None = None,
     ) -> str:
         """Wait for a table as ``name`` (the player ``person_id``, if known), of two players
-        only with ``two_only``; the secret the browser then holds."""
+        only with ``two_only``, from a page in ``language``; the secret the browser then holds."""
         name = clean_name(name)
         seed = fairness.client_seed(client_seed)
         if self.queue.size() >= MAX_WAITING:
             raise ConflictError("queue_full")
         secret = new_secret()
         most = 2 if two_only else TABLE
-        self.queue.enter(hash_secret(secret), name, seed, now(), person_id, most)
+        self.queue.enter(hash_secret(secret), name, seed, now(), person_id, most, language)
         self.try_match()
         return secret
 
@@ -134,7 +135,10 @@ class QuickMatch:
             raise ForbiddenError("not_waiting")
         self.queue.leave(hash_secret(secret))
         view, seat = self.lobby.create(
-            entry.name, turn_seconds=TURN_SECONDS, person_id=entry.person_id
+            entry.name,
+            turn_seconds=TURN_SECONDS,
+            person_id=entry.person_id,
+            language=entry.language,
         )
         self.lobby.add_computer(view.id, seat)
         return self.lobby.start(view.id, seat, client_seed=entry.client_seed), seat
@@ -146,6 +150,7 @@ class QuickMatch:
             status=GameStatus.WAITING.value,
             turn_seconds=TURN_SECONDS,
             public=True,
+            language=chosen[0].language,  # the first to come: the table's first player
             server_seed=server_seed.hex() if server_seed is not None else None,
             dice_scheme=dice_fairness.SCHEME if server_seed is not None else None,
         )

@@ -58,6 +58,8 @@ class Rematches:
                 dice_scheme=fairness.SCHEME if server_seed is not None else None,
                 previous_id=record.id,
                 computer_pace=record.computer_pace,
+                public=record.public,  # strangers' rematch is listed and rated as theirs was
+                language=record.language,
             )
             rematch.players.append(
                 PlayerRecord(

@@ -31,6 +31,8 @@ class Waiting:
     person_id: str | None
     most: int = 4
     """The most players this one wants at the table."""
+    language: str | None = None
+    """The language of the page that entered."""
 
 
 def _waiting(entry: MatchEntry) -> Waiting:
@@ -42,6 +44,7 @@ def _waiting(entry: MatchEntry) -> Waiting:
         entry.game_id,
         entry.person_id,
         entry.most,
+        entry.language,
     )
 
 
@@ -59,6 +62,7 @@ class MatchQueue:
         now: datetime,
         person_id: str | None = None,
         most: int = 4,
+        language: str | None = None,
     ) -> None:
         with self.database.writing() as session:
             session.add(
@@ -70,6 +74,7 @@ class MatchQueue:
                     seen_at=now,
                     person_id=person_id,
                     most=most,
+                    language=language,
                 )
             )
 
@@ -150,13 +155,14 @@ class OpenTable:
     scored: int
     """Boxes scored so far, by every seat: the round is ``scored // len(names) + 1``."""
     turn_seconds: int | None
+    language: str | None = None
 
 
 def open_tables(database: Database, limit: int) -> list[OpenTable]:
     """The newest public games waiting or being played, ``limit`` at most."""
     with database.reading() as session:
         games = session.execute(
-            select(GameRecord.id, GameRecord.status, GameRecord.turn_seconds)
+            select(GameRecord.id, GameRecord.status, GameRecord.turn_seconds, GameRecord.language)
             .where(
                 GameRecord.public.is_(True),
                 GameRecord.status.in_([GameStatus.WAITING.value, GameStatus.PLAYING.value]),
@@ -164,7 +170,7 @@ def open_tables(database: Database, limit: int) -> list[OpenTable]:
             .order_by(GameRecord.created_at.desc(), GameRecord.id)
             .limit(limit)
         ).all()
-        ids = [game_id for game_id, _status, _seconds in games]
+        ids = [game.id for game in games]
         if not ids:
             return []
         names: dict[str, list[str]] = {game_id: [] for game_id in ids}
@@ -181,6 +187,13 @@ def open_tables(database: Database, limit: int) -> list[OpenTable]:
         )
         scored = {game_id: count for game_id, count in counted}
     return [
-        OpenTable(game_id, status, tuple(names[game_id]), int(scored.get(game_id, 0)), seconds)
-        for game_id, status, seconds in games
+        OpenTable(
+            game.id,
+            game.status,
+            tuple(names[game.id]),
+            int(scored.get(game.id, 0)),
+            game.turn_seconds,
+            game.language,
+        )
+        for game in games
     ]

@@ -107,6 +107,9 @@ class GameRecord(Base):
     updated_at: Mapped[datetime] = mapped_column(
         DateTime(timezone=True), server_default=func.now(), onupdate=func.now()
     )
+    language: Mapped[str | None] = mapped_column(String(8), default=None)
+    """The language its host (a quick match's first player) played in: the home page's list
+    says it. None for a game made through the API without one."""
 
     players: Mapped[list[PlayerRecord]] = relationship(
         back_populates="game", order_by="PlayerRecord.seat", cascade="all, delete-orphan"
@@ -208,6 +211,8 @@ class MatchEntry(Base):
     """The player waiting, who takes the seat."""
     most: Mapped[int] = mapped_column(Integer, default=4, server_default="4")
     """The most players this one wants at the table: 2 for "two players only", else 4."""
+    language: Mapped[str | None] = mapped_column(String(8), default=None)
+    """The language of the page that entered: the table's, if this one sits first."""
 
 
 class PersonRecord(Base):

@@ -63,6 +63,7 @@ class GameRow:
     created_at: datetime
     updated_at: datetime
     players: tuple[SeatRow, ...]
+    language: str | None = None
 
     @classmethod
     def of(cls, record: GameRecord) -> GameRow:

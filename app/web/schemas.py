@@ -144,6 +144,10 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
 
+LanguageCode = Literal["en", "fr", "fi", "hu", "th", "he"]
+"""The languages Penta speaks (app/i18n.py's LANGUAGES)."""
+
+
 class CreateIn(_Strict):
     name: str = Field(min_length=1, max_length=32)
     turn_seconds: Literal[30, 60, 120] | None = None
@@ -153,6 +157,9 @@ class CreateIn(_Strict):
     public: bool = Field(
         default=False,
         description="Listed for anyone to join or watch, and rated (a 60 s turn timer if none)",
+    )
+    language: LanguageCode | None = Field(
+        default=None, description="The language the table plays in, as its listing says"
     )
 
 
@@ -374,12 +381,16 @@ class TableOut(BaseModel):
     players: list[str]
     round: int
     turn_seconds: int | None
+    language: str | None = Field(description="The language the table plays in, if said")
 
 
 class MatchIn(_Strict):
     name: str = Field(min_length=1, max_length=32)
     client_seed: str | None = OptionalClientSeed
     two_players_only: bool = Field(default=False, description="A table of two, not up to four")
+    language: LanguageCode | None = Field(
+        default=None, description="Yours: the table's language if you sit first"
+    )
 
 
 class MatchOut(BaseModel):

@@ -1,6 +1,7 @@
 """players without accounts (``people``), who sat in each seat, the Pentas each seat scored,
 what each rated game did to its players' ratings (``ratings``), and the quick match's
-waiting players' own (who they are, and "two players only")
+waiting players' own (who they are, "two players only", their language), and the language
+each game is played in
 
 Revision ID: 0009
 Revises: 0008
@@ -55,10 +56,16 @@ def upgrade() -> None:
     with op.batch_alter_table("match_queue") as batch:
         batch.add_column(sa.Column("person_id", sa.String(length=16), nullable=True))
         batch.add_column(sa.Column("most", sa.Integer(), server_default="4", nullable=False))
+        batch.add_column(sa.Column("language", sa.String(length=8), nullable=True))
+    with op.batch_alter_table("games") as batch:
+        batch.add_column(sa.Column("language", sa.String(length=8), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table("games") as batch:
+        batch.drop_column("language")
     with op.batch_alter_table("match_queue") as batch:
+        batch.drop_column("language")
         batch.drop_column("most")
         batch.drop_column("person_id")
     with op.batch_alter_table("players") as batch:

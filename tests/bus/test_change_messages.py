@@ -64,6 +64,7 @@ def _snapshot(rows: int = 2) -> Snapshot:
         created_at=NAIVE,
         updated_at=AWARE,
         players=(_seat(0, client_seed="c" * 16), _seat(1, moved_hash=MOVED, computer=True)),
+        language="he",
     )
     logged = (("hold", {"held": [0, 2]}, None), ("roll", {"dice": [3, 3, 3, 1, 2]}, None))
     return Snapshot(record, Game.new(2), 20, 9, appended=Appended(7, (logged * rows)[:rows]))
@@ -106,6 +107,7 @@ def test_a_change_reads_back_exactly_with_its_times_naive_or_aware() -> None:
             "due_at",
             "created_at",
             "updated_at",
+            "language",
         )
     }
     assert message.game["started_at"].tzinfo is None  # naive stays naive

@@ -5,12 +5,15 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import timedelta
+from typing import get_args
 
 from fastapi.testclient import TestClient
 
+from app.i18n import LANGUAGES
 from app.service.clock import now
 from app.service.matching import FRESH, MAX_WAITING, QuickMatch
 from app.store.models import MatchEntry
+from app.web.schemas import LanguageCode
 
 
 def browser(client: TestClient) -> tuple[TestClient, str]:
@@ -178,6 +181,7 @@ def test_the_home_page_lists_the_tables_in_play_to_watch_and_never_a_friends_gam
         assert "<bdi>Ann</bdi>, <bdi>Bob</bdi>" in listing
         assert "Round 1 of 13" in listing
         assert "Turn timer: 60 s" in listing
+        assert '<span class="table-language" lang="en">English</span>' in listing
         assert friends_id not in listing
     spectator, _ = browser(client)
     assert "You are watching this game." in spectator.get(f"/games/{game_id}").text
@@ -212,7 +216,7 @@ def test_a_bot_waits_through_the_api_and_its_ticket_becomes_its_seat(
     client = make_client(match_wait_seconds=0, computer_pace_seconds=3600)
     made = client.post("/api/v1/players", json={"name": "Robo"}).json()
     player = {"X-Player-Token": made["token"]}
-    ticket = client.post("/api/v1/match", json={"name": "Robo"}, headers=player)
+    ticket = client.post("/api/v1/match", json={"name": "Robo", "language": "fi"}, headers=player)
     assert ticket.status_code == 201, ticket.text
     first = ticket.json()
     assert (first["waiting"], first["game_id"], first["alone"]) == (1, None, True)
@@ -230,7 +234,7 @@ def test_a_bot_waits_through_the_api_and_its_ticket_becomes_its_seat(
     assert [(table["game_id"], table["players"], table["round"]) for table in listed] == [
         (game_id, ["Robo", "Tin"], 1)
     ]
-    assert listed[0]["turn_seconds"] == 60
+    assert (listed[0]["turn_seconds"], listed[0]["language"]) == (60, "fi")  # Robo came first
     # Done with the ticket: the wait is forgotten; the seat stays.
     assert client.delete("/api/v1/match", headers=seat).status_code == 204
     assert client.get("/api/v1/match", headers=seat).status_code == 403
@@ -241,6 +245,9 @@ def test_a_bot_waits_through_the_api_and_its_ticket_becomes_its_seat(
     # Bad input: no name, an unknown field, a stranger's ticket.
     assert client.post("/api/v1/match", json={}).status_code == 422
     assert client.post("/api/v1/match", json={"name": "A", "x": 1}).status_code == 422
+    assert client.post("/api/v1/match", json={"name": "A", "language": "xx"}).status_code == 422
+    # The API's languages are the game's.
+    assert set(get_args(LanguageCode)) == set(LANGUAGES)
     stranger = client.get("/api/v1/match", headers={"Authorization": "Bearer nope"})
     assert stranger.status_code == 403
     assert stranger.json()["error"]["code"] == "not_waiting"

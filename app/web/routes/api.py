@@ -80,6 +80,7 @@ async def create_game(
             computer_pace=pace,
             public=body.public,
             person_id=person_id,
+            language=body.language,
         )
     )
     return _json(SeatOut(game=_out(request, view), token=token), 201)

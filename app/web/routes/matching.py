@@ -55,11 +55,14 @@ async def enter(
     pair: Annotated[bool, Form()] = False,
     client_seed: ClientSeedField = "",
 ) -> Response:
+    language = i18n.current_language().code  # the page's: the table's, if this one sits first
     fresh = None
     try:
         person, fresh = await run_in_threadpool(identity.identify, request, name)
         secret = await run_in_threadpool(
-            lambda: _matching(request).enter(name, client_seed or None, person.id, two_only=pair)
+            lambda: _matching(request).enter(
+                name, client_seed or None, person.id, two_only=pair, language=language
+            )
         )
     except ServiceError as error:
         context = page_context(
@@ -183,6 +186,7 @@ def api_tables(request: Request) -> Response:
             players=list(table.names),
             round=table.scored // len(table.names) + 1 if table.names else 1,
             turn_seconds=table.turn_seconds,
+            language=table.language,
         ).model_dump_json()
         for table in listed
     )
@@ -202,7 +206,11 @@ def api_enter(
 ) -> Response:
     person_id = identity.api_player(request, player)
     secret = _matching(request).enter(
-        body.name, body.client_seed, person_id, two_only=body.two_players_only
+        body.name,
+        body.client_seed,
+        person_id,
+        two_only=body.two_players_only,
+        language=body.language,
     )
     answer = TicketOut(**_match_out(_matching(request).status(secret)).model_dump(), token=secret)
     return Response(answer.model_dump_json(), 201, media_type="application/json")

@@ -66,6 +66,7 @@ async def create_game(
 ) -> Response:
     # Decimal digits of any script, which int() reads: isdigit() also passes '¹', which it refuses.
     timer = int(turn_seconds) if turn_seconds.isdecimal() else None
+    language = i18n.current_language().code  # the page's: a public game's list says it
     fresh = None
     try:
         seed = valid_client_seed(client_seed) if client_seed else None  # before the game exists
@@ -79,6 +80,7 @@ async def create_game(
                 computer_pace=pace,
                 public=public and mode == "friends",
                 person_id=person.id,
+                language=language,
             )
         )
         if mode == "solo":
