@@ -18,7 +18,7 @@ from app.service.presence import Presence
 from app.service.seats import seat_of
 from app.service.status import require_playing
 from app.service.views import GameView
-from app.store.game_store import log_entry, newest_entry
+from app.store.game_store import last_played, log_entry, newest_entry
 from app.store.models import ActionKind, GameRecord, GameStatus
 
 
@@ -110,16 +110,22 @@ class _NothingToDo(Exception):
 
 
 def _acted_lately(record: GameRecord, seat: int, seconds: float) -> bool:
-    """Whether the seat's player made the game's newest action less than ``seconds`` ago:
-    one who plays (through the API, say) with no stream open is at the table all the same,
-    whichever worker served them. The log's newest entry is theirs, so the game's row was
-    last changed by it."""
+    """Whether the seat's player made an action of theirs less than ``seconds`` ago: one who
+    plays (through the API, say) with no stream open is at the table all the same, whichever
+    worker served them, and at the start of their turn too (their last score, before the
+    others' turns, counts)."""
     newest = newest_entry(record)
-    if newest is None or newest.seat != seat or newest.by_computer or newest.reason:
-        return False
-    if newest.kind == ActionKind.STAND_IN:
-        return False
-    return (now() - as_utc(record.updated_at)).total_seconds() < seconds
+    if (
+        newest is not None
+        and newest.seat == seat
+        and not newest.by_computer
+        and not newest.reason
+        and newest.kind != ActionKind.STAND_IN
+    ):
+        # Theirs is the newest entry, so the game's row was last changed by it (precise).
+        return (now() - as_utc(record.updated_at)).total_seconds() < seconds
+    played = last_played(record, seat)  # the database's clock (whole seconds on SQLite)
+    return played is not None and (now() - as_utc(played)).total_seconds() < seconds
 
 
 def _log(record: GameRecord, seat: int, kind: ActionKind, *, by: int) -> None:

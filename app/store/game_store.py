@@ -23,7 +23,14 @@ from app.store.cache import Snapshots
 from app.store.database import Database
 from app.store.due import claim_due, due_games, forget_due
 from app.store.log import replay_log
-from app.store.models import ActionKind, ActionRecord, GameRecord, GameStatus, Reason
+from app.store.models import (
+    RULES_KINDS,
+    ActionKind,
+    ActionRecord,
+    GameRecord,
+    GameStatus,
+    Reason,
+)
 from app.store.people import Rated, ratings_of, write_pentas, write_ratings
 from app.store.rows import GameRow
 from app.store.snapshots import (
@@ -276,6 +283,22 @@ def newest_entry(record: GameRecord) -> ActionRecord | None:
         .order_by(ActionRecord.number.desc())
         .limit(1)
     ).first()
+
+
+def last_played(record: GameRecord, seat: int) -> datetime | None:
+    """When the seat's player last made a rules action themselves (not the computer for them),
+    by the database's clock, read in the change that holds ``record``; None if never."""
+    session = object_session(record)
+    assert session is not None, "a record being changed belongs to its change"
+    return session.scalar(
+        select(func.max(ActionRecord.created_at)).where(
+            ActionRecord.game_id == record.id,
+            ActionRecord.seat == seat,
+            ActionRecord.by_computer.is_(False),
+            ActionRecord.reason.is_(None),
+            ActionRecord.kind.in_([kind.value for kind in RULES_KINDS]),
+        )
+    )
 
 
 def log_entry(record: GameRecord, seat: int, kind: ActionKind, payload: dict[str, Any]) -> None:

@@ -69,6 +69,22 @@ def test_a_player_acting_with_no_stream_open_is_not_handed_over(make_client) -> 
     assert hand_over(client, game_id, bob, 0, 200)["players"][0]["stand_in"] is True
 
 
+def test_a_player_who_just_played_is_not_handed_over_at_the_start_of_their_next_turn(
+    make_client,
+) -> None:
+    # Ann plays through the API (no stream); Bob plays his turn at once; at the start of
+    # Ann's next turn her last score, before Bob's turn, still says she is at the table.
+    client = make_client(absent_seconds=3, computer_pace_seconds=3600)
+    game_id, (ann, bob) = friends(client, "Ann", "Bob")
+    for token in (ann, bob):
+        act(client, game_id, token, "roll", {"hold": []})
+        act(client, game_id, token, "score", {"box": "chance"})
+    assert client.get(f"/api/v1/games/{game_id}").json()["turn"] == 0
+    assert hand_over(client, game_id, bob, 0, 409)["error"]["code"] == "present"
+    time.sleep(4.1)  # then she stops for longer than the absence (whole seconds on SQLite)
+    assert hand_over(client, game_id, bob, 0, 200)["players"][0]["stand_in"] is True
+
+
 def test_handing_over_the_player_to_move_logs_it_outside_the_rules(make_client) -> None:
     client = make_client(**AWAY_AT_ONCE)
     game_id, (ann, bob) = friends(client, "Ann", "Bob")
