@@ -82,6 +82,44 @@ def test_presence_spectators_your_turn_and_reactions(
     ann.locator("#table .spectators").wait_for(state="detached")
 
 
+UNCOVERED = """element => {
+  const box = element.getBoundingClientRect();
+  const inside = box.top >= 0 && box.bottom <= innerHeight
+    && box.left >= 0 && box.right <= innerWidth;
+  const hit = document.elementFromPoint(box.left + box.width / 2, box.top + box.height / 2);
+  return inside && hit !== null && element.contains(hit);
+}"""
+"""Whether the element is wholly on screen and nothing covers its middle."""
+
+
+def test_on_a_phone_the_others_see_that_the_mover_is_away_and_can_hand_over_in_view(
+    browser: Any, start_server: Callable[..., Server], artifacts: Path
+) -> None:
+    server = start_server(PENTA_ABSENT_SECONDS="2", PENTA_COMPUTER_PACE_SECONDS="0.2")
+    ann, link = host_game(browser, server)
+    bob = browser.new_context(viewport={"width": 390, "height": 844}).new_page()
+    bob.goto(link)
+    bob.get_by_label("Your name").fill("Bob")
+    bob.get_by_role("button", name="Join the game").click()
+    ann.locator("#lobby").get_by_text("Bob").wait_for()
+    ann.get_by_role("button", name="Start the game").click()
+    bob.get_by_text("Ann to move").wait_for()
+    away = bob.locator("#turn-away .turn-away-note")
+    assert away.count() == 0, "Ann is here: nothing said"
+    ann.close()  # Ann leaves on her turn
+    away.wait_for(timeout=5_000)
+    assert away.inner_text().strip() == "Ann, whose turn it is, is away"
+    assert away.evaluate(UNCOVERED), "said above the sheet, on screen"
+    hand_over = bob.get_by_role("button", name="Let the computer play for Ann")
+    hand_over.wait_for(timeout=6_000)
+    assert hand_over.evaluate(UNCOVERED), "the hand-over is where Bob looks, not below the sheet"
+    assert hand_over.inner_text() == "Let the computer play for Ann"  # the space is kept
+    bob.screenshot(path=str(artifacts / "table-away-phone.png"))
+    hand_over.click()
+    bob.get_by_text("The computer plays for Ann until they return").wait_for()
+    away.wait_for(state="detached")  # the computer plays: nobody is waiting for Ann now
+
+
 def test_an_absent_seat_is_handed_to_the_computer_and_taken_back(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:
