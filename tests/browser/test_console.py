@@ -1,5 +1,5 @@
-"""A whole solo game with the console open (hints on, holds, the countdown, the review): no
-error, no Content-Security-Policy violation (issue 26)."""
+"""A whole solo game with the console open (hints on, holds, the countdown, one turn left to
+it, the review): no error, no Content-Security-Policy violation (issue 26)."""
 
 from __future__ import annotations
 
@@ -41,6 +41,15 @@ def test_a_whole_solo_game_logs_no_console_error(
                 page.locator("#dice-tray button.die.held").wait_for()
                 page.locator("#dice-tray button.die").first.click()
                 page.locator("#dice-tray button.die.held").wait_for(state="detached")
+        if turn == 11:
+            # Nothing selected after the third roll: the countdown records the computer's
+            # box, the log says so with the dice, and the dice stay on the table, faded.
+            page.locator("#scoresheet td.used").nth(turn).wait_for(timeout=10_000)
+            newest = page.locator("#activity li").first
+            assert newest.inner_text().startswith("Time's up: the computer scored")
+            assert re.search(r"\((\d ){4}\d", newest.inner_text()), "the dice it scored"
+            page.locator("#dice-tray .dice.last-scored").wait_for()
+            continue
         page.locator("#scoresheet tr.selectable").first.click()
         page.locator("#dice-tray button.confirm").click()
         page.locator("#scoresheet td.used").nth(turn).wait_for()
