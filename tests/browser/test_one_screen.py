@@ -145,3 +145,47 @@ def test_six_columns_have_distinct_short_labels_with_the_names_beside(
     assert page.get_by_role("columnheader", name="Computer 3").count() == 1
     chips = page.locator("#table .seat-label").all_inner_texts()
     assert chips == labels
+
+
+def test_the_sixth_seat_moving_sees_its_own_column_and_every_box(
+    browser: Any, start_server: Callable[..., Server], artifacts: Path
+) -> None:
+    """With six players the column kept in view is the mover's, wherever it sits."""
+    server = start_server(PENTA_AUTO_CONFIRM_SECONDS="60", PENTA_COMPUTER_PACE_SECONDS="0.05")
+    host = browser.new_context(viewport=PHONES["390x844"]).new_page()
+    host.goto(server.url)
+    host.get_by_label("Your name").fill("Hana")
+    host.get_by_role("button", name="Play with friends").click()
+    add = host.get_by_role("button", name="Add a computer player")
+    for number in range(1, 5):
+        add.click()
+        host.locator("#lobby li").nth(number).wait_for()
+    link = host.locator("#share-link").input_value()
+    bob = browser.new_context(viewport=PHONES["360x740"]).new_page()
+    bob.goto(link)
+    bob.get_by_label("Your name").fill("Bartholomew")
+    bob.get_by_role("button", name="Join the game").click()
+    host.locator("#lobby li").nth(5).wait_for()
+    host.get_by_role("button", name="Start the game").click()
+    host.locator("#dice-tray button.roll").click()
+    host.locator("#scoresheet tr.selectable").first.wait_for()
+    host.locator("#scoresheet tr.selectable").first.click()
+    host.locator("#dice-tray button.confirm").click()
+    # The four computers play; then it is Bob's turn, in seat 5.
+    bob.locator("#dice-tray button.roll:not([disabled])").wait_for(timeout=20_000)
+    bob.wait_for_function("() => window.scrollY === 0 || (window.scrollTo(0, 0), false)")
+    tray = {"the dice": "#dice-tray button.die", "whose turn": "#dice-tray .tray-turn"}
+    for left in (2, 1, 0):
+        bob.locator("#dice-tray button.roll").click()
+        if left:
+            bob.locator(f'#dice-tray[data-roll$="-{3 - left}"] button.roll').wait_for()
+            controls = {**tray, "Roll": "#dice-tray button.roll"}
+        else:
+            bob.locator("#dice-tray .countdown").wait_for()
+            controls = {**tray, "the countdown": "#dice-tray .countdown"}
+        if left == 1:
+            continue
+        problems = bob.evaluate(PROBLEMS, {"selectors": controls, "seat": 5})
+        moment = "first" if left == 2 else "third"
+        bob.screenshot(path=str(artifacts / f"one-screen-seat-6-{moment}.png"))
+        assert problems == [], (moment, problems)

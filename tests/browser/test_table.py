@@ -106,6 +106,7 @@ def test_on_a_phone_the_others_see_that_the_mover_is_away_and_can_hand_over_in_v
     bob.get_by_text("Ann to move").wait_for()
     away = bob.locator("#turn-away .turn-away-note")
     assert away.count() == 0, "Ann is here: nothing said"
+    assert bob.locator("#turn-away").bounding_box() is None, "and the empty notice takes no room"
     ann.close()  # Ann leaves on her turn
     away.wait_for(timeout=5_000)
     assert away.inner_text().strip() == "Ann, whose turn it is, is away"
