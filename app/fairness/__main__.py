@@ -8,6 +8,7 @@ does not match the commitment), 2 when the game cannot be checked (yet).
 from __future__ import annotations
 
 import argparse
+import http.client
 import json
 import sys
 import urllib.error
@@ -43,10 +44,10 @@ def log_url(game: str, server: str = DEFAULT_SERVER) -> str:
     return f"{server.rstrip('/')}/api/v1/games/{urllib.parse.quote(game_id)}/log"
 
 
-def fetch(url: str) -> dict[str, Any]:
+def fetch(url: str) -> Any:
+    """The server's answer, as JSON: any JSON, which the verifier checks before reading it."""
     with urllib.request.urlopen(url, timeout=TIMEOUT_SECONDS) as answer:  # noqa: S310 (http(s) only, see log_url)
-        log: dict[str, Any] = json.load(answer)
-    return log
+        return json.load(answer)
 
 
 def verify(
@@ -59,17 +60,25 @@ def verify(
     """The exit status and the report of checking ``game``'s dice, and that its commitment
     and the seats' seeds are ``commitment`` and ``seeds`` (what the player saw and gave)."""
     try:
-        log = fetch(log_url(game, server))
+        url = log_url(game, server)
     except ValueError as error:
         return 2, str(error)
+    try:
+        log = fetch(url)
     except urllib.error.HTTPError as error:
         return 2, f"the server answered {error.code}: is the game id right?"
     except urllib.error.URLError as error:
         return 2, f"could not reach the server: {error.reason}"
-    fairness = log["fairness"]
-    if not fairness["verifiable"]:
+    except (OSError, http.client.HTTPException) as error:  # cut off or timed out mid-answer
+        return 2, f"cannot be checked: the answer could not be read ({error})"
+    except (ValueError, RecursionError) as error:  # not JSON (or nested past Python's limit)
+        return 2, f"cannot be checked: the answer is not JSON ({error})"
+    # Only a log's own words for why it cannot be checked yet; anything else malformed is
+    # left to the verifier's structure checks, which say what is wrong with it.
+    fairness = log.get("fairness") if isinstance(log, dict) else None
+    if isinstance(fairness, dict) and fairness.get("verifiable") is False:
         return 2, "this game's dice are not verifiable (it is from before the verifiable dice)"
-    if fairness["server_seed"] is None:
+    if isinstance(fairness, dict) and "server_seed" in fairness and fairness["server_seed"] is None:
         return 2, "the game is not over yet: the server seed is revealed at its end"
     try:
         problems = check(log, commitment, seeds)

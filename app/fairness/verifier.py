@@ -53,7 +53,8 @@ def check_structure(log: Any) -> None:
         require(HEX64.fullmatch(fairness[name]) is not None, f"the {name} is not 64 hex digits")
     computers, seeds = log.get("computers"), fairness.get("client_seeds")
     require(isinstance(computers, list), "the log does not say which seats are computers")
-    require(isinstance(seeds, list) and all(isinstance(seat, dict) for seat in seeds), "seeds")
+    seeds_listed = isinstance(seeds, list) and all(isinstance(seat, dict) for seat in seeds)
+    require(seeds_listed, "the client seeds are not a list of seats")
     humans = [seat for seat in range(seats) if seat not in computers]
     require([seat.get("seat") for seat in seeds] == humans, "not one seed per person's seat")
     require(all(isinstance(seat.get("client_seed"), str) for seat in seeds), "a seed is missing")
@@ -113,7 +114,7 @@ if __name__ == "__main__":
     try:
         log = json.load(sys.stdin)
         problems = check(log, arguments.commitment, dict(arguments.seed or []))
-    except (ValueError, Malformed) as error:  # bad JSON too: cannot be checked
+    except (ValueError, RecursionError, Malformed) as error:  # bad or too deep JSON too
         print(f"cannot be checked: {error}")
         sys.exit(2)
     print("\n".join(problems) or f"all {len(log['rolls'])} rolls match")
