@@ -82,6 +82,19 @@ def test_the_seed_is_shown_only_once_the_game_is_over(
     assert seed not in log.lower()
 
 
+def run_verify(program: str, *arguments: str) -> tuple[int, str]:
+    """``python -m PROGRAM verify ARGUMENTS``: its exit status and what it printed."""
+    result = subprocess.run(
+        [sys.executable, "-m", program, "verify", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return result.returncode, result.stdout + result.stderr
+
+
 @pytest.mark.parametrize("program", ["app.fairness", "app.cli"], ids=["module", "penta"])
 def test_python_m_app_fairness_verify_checks_a_game_on_a_server(
     start_server: Callable[..., Server], program: str
@@ -90,15 +103,7 @@ def test_python_m_app_fairness_verify_checks_a_game_on_a_server(
     server = start_server()
 
     def verify(*arguments: str) -> tuple[int, str]:
-        result = subprocess.run(
-            [sys.executable, "-m", program, "verify", *arguments],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=60,
-            check=False,
-        )
-        return result.returncode, result.stdout + result.stderr
+        return run_verify(program, *arguments)
 
     with httpx.Client(base_url=server.url, timeout=30) as client:
         created = post(client, "/api/v1/games", body={"name": "Ann"})
@@ -116,3 +121,40 @@ def test_python_m_app_fairness_verify_checks_a_game_on_a_server(
         2,
         "the server answered 404: is the game id right?\n",
     )
+
+
+def test_penta_verify_compares_the_commitment_and_the_seed_the_player_saw(
+    start_server: Callable[..., Server],
+) -> None:
+    """``penta verify --commitment HEX --seed SEAT:SEED``: what Ann was shown before her first
+    roll and the seed she gave are accepted; any other is a mismatch, exit 1 (docs/fairness.md)."""
+    server = start_server()
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        created = post(client, "/api/v1/games", body={"name": "Ann"})
+        game_id, ann = created["game"]["id"], created["token"]
+        shown = created["game"]["fairness"]["commitment"]
+        post(client, f"/api/v1/games/{game_id}/start", ann, {"client_seed": "ann:1"})
+        play_to_the_end(client, game_id, {0: ann})
+        rolls = len(client.get(f"/api/v1/games/{game_id}/log").json()["rolls"])
+
+    def penta(*flags: str) -> tuple[int, str]:
+        return run_verify("app.cli", game_id, "--server", server.url, *flags)
+
+    matched = (0, f"all {rolls} rolls match\n")
+    assert penta("--commitment", shown, "--seed", "0:ann:1") == matched
+    assert penta("--commitment", shown.upper()) == matched
+    assert penta("--commitment", "0" * 64) == (
+        1,
+        "the commitment is not the one shown before the first roll\n",
+    )
+    assert penta("--seed", "0:ann") == (1, "the seed of seat 0 is not the one it gave\n")
+    assert penta("--seed", "1:ann:1") == (1, "the seed of seat 1 is not the one it gave\n")
+    assert penta("--commitment", "0" * 64, "--seed", "0:ann:1", "--seed", "0:x") == (
+        1,
+        "the commitment is not the one shown before the first roll\n"
+        "the seed of seat 0 is not the one it gave\n",
+    )
+    status, report = penta("--seed", "ann:1")  # no seat: a usage error, before any check
+    assert status == 2
+    assert "argument --seed: invalid seat_seed value: 'ann:1'" in report
+    assert "Traceback" not in report
