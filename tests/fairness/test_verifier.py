@@ -173,6 +173,38 @@ def _merge_seeds(log: dict[str, Any]) -> None:
     seeds[:] = [{"seat": 0, "client_seed": f"{seeds[0]['client_seed']}:{seeds[1]['client_seed']}"}]
 
 
+def _first_roll_of(log: dict[str, Any], turn: int) -> int:
+    return next(n for n, roll in enumerate(log["rolls"]) if roll["turn"] == turn)
+
+
+def _hold_on_a_first_roll(log: dict[str, Any]) -> None:
+    """Turn 4's first roll keeps a die of turn 3's last: the dice carried over."""
+    log["rolls"][_first_roll_of(log, 4)]["held"][0] = True
+
+
+def _swap_turns_1_and_2(log: dict[str, Any]) -> None:
+    """Seat 2's turn played before seat 1's, the rolls numbered again from 0."""
+    one, two, three = (_first_roll_of(log, turn) for turn in (1, 2, 3))
+    log["rolls"][one:three] = log["rolls"][two:three] + log["rolls"][one:two]
+    for n, roll in enumerate(log["rolls"]):
+        roll["n"] = n
+
+
+def _swap_seats_of_turns_1_and_2(log: dict[str, Any]) -> None:
+    """Turns in order, but seat 2 rolls in seat 1's turn and seat 1 in seat 2's."""
+    for roll in log["rolls"]:
+        if roll["turn"] in (1, 2):
+            roll["seat"] = 3 - roll["seat"]
+
+
+def _skip_turn_1(log: dict[str, Any]) -> None:
+    """No turn 1: every later turn one on, each still rolled by the seat whose turn it is."""
+    for roll in log["rolls"]:
+        if roll["turn"] >= 1:
+            roll["turn"] += 1
+            roll["seat"] = roll["turn"] % log["seats"]
+
+
 FORGERIES: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
     "no rolls": (lambda log: log.update(rolls=[]), "a finished game without every turn"),
     "cut to 5 rolls": (lambda log: log.update(rolls=log["rolls"][:5]), "without every turn"),
@@ -193,6 +225,13 @@ FORGERIES: dict[str, tuple[Callable[[dict[str, Any]], None], str]] = {
         lambda log: log["rolls"].insert(3, dict(log["rolls"][2])),
         "out of sequence",
     ),
+    "held dice on a turn's first roll": (
+        _hold_on_a_first_roll,
+        "dice held on a turn's first roll",
+    ),
+    "turns out of order": (_swap_turns_1_and_2, "turns out of sequence"),
+    "seats out of turn order": (_swap_seats_of_turns_1_and_2, "not the seat of turn 1"),
+    "a turn skipped": (_skip_turn_1, "turns out of sequence"),
     "no computers said": (lambda log: log.pop("computers"), "which seats are computers"),
     "an unknown scheme": (lambda log: log["fairness"].update(scheme=7), "an unknown dice scheme"),
 }
