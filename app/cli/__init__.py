@@ -80,6 +80,13 @@ def _restore(arguments: argparse.Namespace) -> None:
         print(f"closed {games} in play: their dice could repeat rolls already seen")
 
 
+def _after_restore(_arguments: argparse.Namespace) -> None:
+    settings = preflight.load_settings()
+    closed = backups.after_restore(settings.resolved_database_url)
+    games = f"{closed} game{'' if closed == 1 else 's'}"
+    print(f"closed {games} in play: their dice could repeat rolls already seen")
+
+
 def _strategy_build(_arguments: argparse.Namespace) -> None:
     from app.strategy.__main__ import main as strategy_main
 
@@ -157,6 +164,11 @@ def parser() -> argparse.ArgumentParser:
     command(
         "restore", _restore, "replace the database with the backup PATH (no server running)"
     ).add_argument("path", metavar="PATH", type=Path)
+    command(
+        "after-restore",
+        _after_restore,
+        "after pg_restore (no server running): close the games that were in play",
+    )
     strategy = command("strategy", _strategy_build, "the optimal strategy's table")
     strategy.add_argument("action", choices=["build"], help="build it ahead of time")
     command("version", _version, "print the versions of Penta, Python and SQLite")

@@ -22,7 +22,7 @@ from sqlalchemy.engine import make_url
 
 from app.cli.preflight import StartupError
 from app.store import retention
-from app.store.data_lock import DatabaseInUse, DataLock, lock_path
+from app.store.data_lock import AdvisoryLock, DatabaseInUse, DataLock, lock_path
 from app.store.database import make_private
 from app.store.migrate import alembic_config, upgrade
 
@@ -123,6 +123,33 @@ def restore(source: Path, database: Path) -> Copied:
     finally:
         lock.release()
     return Copied(database, games, database.stat().st_size, closed)
+
+
+def after_restore(database_url: str) -> int:
+    """After the database was put back by its own tools (``pg_restore``, a file copy): close
+    the games that were being played, as ``penta restore`` does, so that no dice repeat
+    rolls already seen; how many. Refused while a server uses the database (its lock)."""
+    engine = create_engine(database_url)
+    try:
+        lock: AdvisoryLock | DataLock
+        if engine.dialect.name == "postgresql":
+            lock = AdvisoryLock(engine, exclusive=True)
+        else:
+            lock = DataLock(sqlite_path(database_url), exclusive=True)
+        try:
+            lock.acquire()
+        except DatabaseInUse:
+            raise StartupError(
+                "a Penta server is using the database: stop every worker, then run "
+                "penta after-restore"
+            ) from None
+        try:
+            with engine.begin() as connection:
+                return len(retention.close_in_play(connection, datetime.now(UTC)))
+        finally:
+            lock.release()
+    finally:
+        engine.dispose()
 
 
 def _close_games_in_play(database: Path) -> int:

@@ -1,5 +1,10 @@
-"""The lock that says a SQLite database is in use: every server holds it shared for its
-lifetime, ``penta restore`` exclusively while it replaces the file.
+"""The lock that says a database is in use: every server holds it shared for its lifetime,
+``penta restore`` (and ``penta after-restore``) exclusively while it changes the data.
+
+On PostgreSQL it is a session-level advisory lock (:data:`ADVISORY_KEY`: one per database and
+schema, as Penta's tables are) on a connection the server keeps open: the database lets go
+when that connection ends, however the server ends.
+On SQLite:
 
 An ``flock`` on a file beside the database (``penta.db.lock``): the kernel lets go of it when
 its holder exits, however it exits (SIGKILL included), so a crashed server never leaves the
@@ -14,6 +19,12 @@ import fcntl
 import os
 from pathlib import Path
 from types import TracebackType
+
+from sqlalchemy import Connection, Engine, text
+
+ADVISORY_KEY = "hashtextextended('penta:' || current_database() || ':' || current_schema(), 0)"
+"""The PostgreSQL advisory lock's key, as SQL: a bigint of Penta's own for the database and
+schema its tables are in (two deployments in one database keep apart)."""
 
 
 class DatabaseInUse(Exception):
@@ -64,3 +75,34 @@ class DataLock:
         _traceback: TracebackType | None,
     ) -> None:
         self.release()
+
+
+class AdvisoryLock:
+    """The same lock on a PostgreSQL database: shared (a server) or exclusive (a restore),
+    on a connection of its own kept open, outside any transaction, until :meth:`release`."""
+
+    def __init__(self, engine: Engine, *, exclusive: bool) -> None:
+        self.engine = engine
+        self.exclusive = exclusive
+        self._connection: Connection | None = None
+
+    def acquire(self) -> AdvisoryLock:
+        """Take the lock at once, or raise :class:`DatabaseInUse` (waiting for nobody)."""
+        if self._connection is not None:
+            return self
+        connection = self.engine.connect().execution_options(isolation_level="AUTOCOMMIT")
+        function = "pg_try_advisory_lock" if self.exclusive else "pg_try_advisory_lock_shared"
+        try:
+            if not connection.execute(text(f"SELECT {function}({ADVISORY_KEY})")).scalar_one():
+                raise DatabaseInUse("the database's advisory lock")
+        except BaseException:
+            connection.close()
+            raise
+        self._connection = connection
+        return self
+
+    def release(self) -> None:
+        if self._connection is not None:
+            self._connection.invalidate()  # the session ends: PostgreSQL lets go of its locks
+            self._connection.close()
+            self._connection = None

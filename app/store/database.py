@@ -23,7 +23,7 @@ from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import DATABASE_WAIT
-from app.store.data_lock import DatabaseInUse, DataLock
+from app.store.data_lock import AdvisoryLock, DatabaseInUse, DataLock
 
 BUSY_TIMEOUT_MS = 10_000
 """How long a connection of the pool waits for a lock (reads in threads, the checkpointer)."""
@@ -159,7 +159,7 @@ class Database:
         """The last write's failure (not a busy lock) and when, until a write succeeds."""
         self._checkpoints_stop: threading.Event | None = None
         self._checkpointer: threading.Thread | None = None
-        self._in_use: DataLock | None = None
+        self._in_use: DataLock | AdvisoryLock | None = None
 
     @contextmanager
     def reading(self) -> Iterator[Session]:
@@ -244,16 +244,20 @@ class Database:
             self._mover_timeout_ms = milliseconds
 
     def hold(self) -> None:
-        """Say a server uses this SQLite database, until :meth:`dispose`: ``penta restore``
-        is refused meanwhile (:mod:`app.store.data_lock`). Raises :class:`DatabaseInUse`
-        while a restore replaces the file."""
-        if self.path is None or self._in_use is not None:
+        """Say a server uses this database, until :meth:`dispose`: ``penta restore`` and
+        ``penta after-restore`` are refused meanwhile (:mod:`app.store.data_lock`). Raises
+        :class:`DatabaseInUse` while one of them changes the data."""
+        if self._in_use is not None:
             return
         try:
-            self._in_use = DataLock(self.path, exclusive=False).acquire()
+            if self.path is not None:
+                self._in_use = DataLock(self.path, exclusive=False).acquire()
+            elif self.engine.dialect.name == "postgresql":
+                self._in_use = AdvisoryLock(self.engine, exclusive=False).acquire()
         except DatabaseInUse:
+            where = self.path or "the database"
             raise DatabaseInUse(
-                f"{self.path} is being restored (penta restore): start the server once it is done"
+                f"{where} is being restored (penta restore): start the server once it is done"
             ) from None
 
     def make_private(self) -> None:
