@@ -9,6 +9,13 @@ socket, no server loop), SQLite in a temporary folder, playing games through the
 (``time.process_time``) per action: what another process on the machine does counts far
 less. With ``--compare-with`` each round runs this checkout and the other one in turn, each
 in a fresh process, and the ratio is printed round by round.
+
+``--without-metrics`` compares this checkout with itself, its Prometheus figures not
+recorded (prometheus-client's ``inc``, ``set``, ``observe`` and ``labels`` made to do nothing
+in that process): what the metrics cost a move (issue #29). ``--instructions`` counts
+instructions under ``valgrind --tool=callgrind`` rather than CPU time: each figure is the
+difference between a run of twice the actions and a run of the actions, divided by the
+actions it adds, so the start-up cancels out; repeatable where CPU time drifts by ±20 %.
 """
 
 from __future__ import annotations
@@ -17,6 +24,7 @@ import argparse
 import asyncio
 import json
 import os
+import re
 import statistics
 import subprocess
 import sys
@@ -26,6 +34,25 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CHILD = "--child"
+METRICS_OFF = "PENTA_BENCH_METRICS_OFF"
+"""Set in a child's environment: its metrics record nothing."""
+
+
+def _metrics_off() -> None:
+    """prometheus-client records nothing in this process (the figures stay at zero)."""
+    from prometheus_client import Counter, Gauge, Histogram
+    from prometheus_client.metrics import MetricWrapperBase
+
+    def nothing(self: object, *_arguments: object, **_keywords: object) -> None:
+        return None
+
+    def same(self: MetricWrapperBase, *_arguments: object, **_keywords: object) -> object:
+        return self
+
+    Counter.inc = nothing  # type: ignore[method-assign]
+    Gauge.inc = Gauge.dec = Gauge.set = nothing  # type: ignore[method-assign]
+    Histogram.observe = nothing  # type: ignore[method-assign]
+    MetricWrapperBase.labels = same  # type: ignore[method-assign,assignment]
 
 
 async def _play(actions: int) -> float:
@@ -88,20 +115,44 @@ async def _play(actions: int) -> float:
 
 def _child(actions: int) -> None:
     sys.path.insert(0, os.getcwd())
+    if os.environ.get(METRICS_OFF):
+        _metrics_off()
     print(json.dumps({"cpu_ms": 1000 * asyncio.run(_play(actions))}))
 
 
-def _measure(root: Path, actions: int, table: Path) -> float:
+def _run(root: Path, actions: int, table: Path, *, metrics: bool, valgrind: bool) -> str:
+    """One child's output: its JSON line, and callgrind's report on stderr under valgrind."""
+    command = [sys.executable, str(Path(__file__).resolve()), CHILD, str(actions)]
+    if valgrind:
+        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command]
+    environment = {**os.environ, "PENTA_STRATEGY_TABLE": str(table), "PYTHONPATH": str(root)}
+    if not metrics:
+        environment[METRICS_OFF] = "1"
     done = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), CHILD, str(actions)],
-        cwd=root,
-        env={**os.environ, "PENTA_STRATEGY_TABLE": str(table), "PYTHONPATH": str(root)},
-        capture_output=True,
-        text=True,
-        check=True,
+        command, cwd=root, env=environment, capture_output=True, text=True, check=True
     )
-    cpu_ms: float = json.loads(done.stdout.strip().splitlines()[-1])["cpu_ms"]
+    return done.stdout + done.stderr
+
+
+def _measure(root: Path, actions: int, table: Path, *, metrics: bool = True) -> float:
+    """CPU ms per action of one child."""
+    output = _run(root, actions, table, metrics=metrics, valgrind=False)
+    line = next(line for line in reversed(output.splitlines()) if line.startswith("{"))
+    cpu_ms: float = json.loads(line)["cpu_ms"]
     return cpu_ms
+
+
+def _instructions(root: Path, actions: int, table: Path, *, metrics: bool = True) -> float:
+    """Thousands of instructions per action: two children under callgrind, ``actions`` and
+    twice as many (each with its warm-up of a fifth), the difference over what it adds."""
+    counts = []
+    for count in (actions, 2 * actions):
+        output = _run(root, count, table, metrics=metrics, valgrind=True)
+        found = re.search(r"Collected : (\d+)", output)
+        assert found, output[-2000:]
+        counts.append(int(found.group(1)))
+    added = (2 * actions + 2 * actions // 5) - (actions + actions // 5)
+    return (counts[1] - counts[0]) / added / 1000
 
 
 def main() -> None:
@@ -112,23 +163,38 @@ def main() -> None:
     parser.add_argument("--actions", type=int, default=3000, help="measured actions a round")
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT")
+    parser.add_argument(
+        "--without-metrics", action="store_true", help="compare with this checkout, metrics off"
+    )
+    parser.add_argument(
+        "--instructions", action="store_true", help="count instructions (callgrind), not time"
+    )
     parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
     arguments = parser.parse_args()
-    roots = {"this": ROOT}
+    roots = {"this": (ROOT, True)}
     if arguments.compare_with:
-        roots["other"] = arguments.compare_with.resolve()
+        roots["other"] = (arguments.compare_with.resolve(), True)
+    elif arguments.without_metrics:
+        roots["other"] = (ROOT, False)
+    measure = _instructions if arguments.instructions else _measure
+    unit = "k instructions" if arguments.instructions else "ms"
     figures: dict[str, list[float]] = {name: [] for name in roots}
     for number in range(arguments.rounds):
         order = list(roots)[:: 1 if number % 2 == 0 else -1]
         for name in order:
-            figures[name].append(_measure(roots[name], arguments.actions, arguments.strategy_table))
+            root, metrics = roots[name]
+            figures[name].append(
+                measure(root, arguments.actions, arguments.strategy_table, metrics=metrics)
+            )
         print(
             f"round {number + 1}: "
-            + ", ".join(f"{name} {figures[name][-1]:.3f} ms" for name in roots),
+            + ", ".join(f"{name} {figures[name][-1]:.3f} {unit}" for name in roots),
             flush=True,
         )
     for name, values in figures.items():
-        print(f"{name} ({roots[name]}): CPU per action, median {statistics.median(values):.3f} ms")
+        root, metrics = roots[name]
+        where = f"{root}{'' if metrics else ', metrics off'}"
+        print(f"{name} ({where}): per action, median {statistics.median(values):.3f} {unit}")
     if "other" in figures:
         ratios = [a / b for a, b in zip(figures["this"], figures["other"], strict=True)]
         print(
