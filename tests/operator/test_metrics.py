@@ -5,8 +5,11 @@ SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -15,6 +18,7 @@ from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
 from tests.fairness.play import auth
+from tests.hardening.test_database_faults import HOLD_THE_LOCK
 from tests.live_server import Server
 
 TOKEN = "scrape-token-of-the-tests-0123"
@@ -162,6 +166,43 @@ def test_a_scripted_game_is_counted(server: Server) -> None:
     assert events / 2 <= value(samples, "penta_live_lag_seconds_count") < events
     wait_for(lambda: value(scrape(server.url)[1], "penta_live_streams", kind="api") == 0)
     assert value(samples, "process_cpu_seconds_total") > 0
+
+
+@pytest.mark.single_kind  # SQLite's write lock, held by another process
+def test_a_busy_change_is_counted_once(start_server: Callable[..., Server]) -> None:
+    """A roll that waited out ``PENTA_DATABASE_WAIT_SECONDS`` for another process's lock:
+    one 503 ``busy``, one busy action (not also an error, nor counted on the loop)."""
+    server = start_server(PENTA_METRICS_TOKEN=TOKEN, PENTA_DATABASE_WAIT_SECONDS="0.2")
+    with httpx.Client(base_url=f"{server.url}/api/v1") as client:
+        seat = client.post("/games", json={"name": "Ann"}).json()
+        game_id, token = seat["game"]["id"], seat["token"]
+        assert client.post(f"/games/{game_id}/start", headers=auth(token)).status_code == 200
+        before = scrape(server.url)[1]
+        database = Path(server.environment["PENTA_DATA_DIR"]) / "penta.db"
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD_THE_LOCK, str(database), "30"],
+            stdout=subprocess.PIPE,
+            text=True,
+        )
+        try:
+            assert holder.stdout is not None
+            assert holder.stdout.readline().strip() == "locked"
+            rolled = client.post(f"/games/{game_id}/roll", headers=auth(token), json={})
+        finally:
+            holder.kill()
+            holder.wait(timeout=30)
+    assert rolled.status_code == 503
+    assert rolled.json()["error"]["code"] == "busy"
+    after = scrape(server.url)[1]
+    busy = "penta_database_busy_total"
+    assert value(after, busy) == value(before, busy) + 1
+    moved = {
+        labels: number - before.get((name, labels), 0.0)
+        for (name, labels), number in after.items()
+        if name == "penta_actions_total" and number != before.get((name, labels), 0.0)
+    }
+    assert moved == {(("code", "busy"), ("kind", "roll"), ("outcome", "busy")): 1}
+    assert value(after, "penta_action_seconds_count", kind="roll") == 1
 
 
 def test_the_token_is_asked_for(server: Server) -> None:
