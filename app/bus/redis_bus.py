@@ -301,6 +301,10 @@ class RedisBus:
             try:
                 await pubsub.subscribe(self.channel, *self.channels.connecting())
                 self.channels.connected(pubsub)
+                # The idle connections that sent before an outage are dead, and redis-py
+                # tries a command once (no retry by default): the first message after it
+                # would be sent on one, and dropped. Let them go; the next send connects.
+                await self._client.connection_pool.disconnect(inuse_connections=False)
                 self._set_subscribed(True)  # and whatever was missed while away is read
                 waits = reconnect_waits()
                 while True:

@@ -11,6 +11,7 @@ import httpx
 
 from tests.live.test_live_updates import create, events, post
 from tests.live_server import Server
+from tests.operator.test_metrics import TOKEN, scrape, value
 from tests.redis_server import RedisServer
 
 READ_TIMEOUT = 10.0
@@ -91,3 +92,35 @@ def test_with_redis_away_moves_go_on_and_streams_catch_up_by_polling(
         event = next(received)
         assert int(event["id"]) == rolled["version"]
         assert json.loads(event["data"])["dice"] == rolled["dice"]
+
+
+def test_the_metrics_say_the_bus_is_down_and_count_what_it_dropped(
+    start_workers: Callable[..., list[Server]], redis_server: RedisServer
+) -> None:
+    """``penta_bus_up`` reads 0 while Redis is away, every move's message is counted dropped,
+    and the first move after it comes back is sent (not tried on a connection from before)."""
+    (worker,) = start_workers(1, PENTA_METRICS_TOKEN=TOKEN, PENTA_BUS_CHECK_SECONDS="600")
+    wait_for_bus(worker, "up")
+    with httpx.Client(base_url=worker.url, timeout=10) as client:
+        game_id, token = create(client)
+        post(client, f"/api/v1/games/{game_id}/start", token)
+        up = scrape(worker.url)[1]
+        assert value(up, "penta_bus_up") == 1
+
+        redis_server.stop()
+        wait_for_bus(worker, "down")
+        down = scrape(worker.url)[1]
+        assert value(down, "penta_bus_up") == 0
+        for _ in range(3):  # each move's message to the other workers: nothing to send it with
+            post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
+        dropped = value(scrape(worker.url)[1], "penta_bus_dropped_total")
+        assert dropped == value(down, "penta_bus_dropped_total") + 3
+
+        redis_server.start()
+        wait_for_bus(worker, "up")
+        post(client, f"/api/v1/games/{game_id}/auto", token)
+        back = scrape(worker.url)[1]
+    assert value(back, "penta_bus_up") == 1
+    assert value(back, "penta_bus_dropped_total") == dropped, "sent again, not dropped"
+    sent = "penta_bus_messages_total"
+    assert value(back, sent, direction="sent") == value(down, sent, direction="sent") + 1
