@@ -1,10 +1,12 @@
 """``PENTA_LOG_FORMAT=json``: the log of a whole game is one JSON object a line, carries the
 request id a trusted proxy gives, says the game, seat, route, status and duration of each
-request, and holds no secret (seat tokens, the resume link, the server seed)."""
+request, and holds no secret (seat tokens, the resume link's token as the game page hands it
+out, the server seed, the metrics token of a scrape)."""
 
 from __future__ import annotations
 
 import json
+import re
 import time
 import uuid
 from collections.abc import Callable
@@ -14,8 +16,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 
+from app.web.deps import seat_cookie
 from tests.fairness.play import auth, play_to_the_end
 from tests.live_server import Server
+from tests.operator.test_metrics import TOKEN as METRICS_TOKEN
 
 
 def test_the_json_log_of_a_whole_game(start_server: Callable[..., Server]) -> None:
@@ -23,6 +27,7 @@ def test_the_json_log_of_a_whole_game(start_server: Callable[..., Server]) -> No
         PENTA_LOG_FORMAT="json",
         PENTA_TRUSTED_PROXIES="127.0.0.1",
         PENTA_COMPUTER_PACE_SECONDS="0.02",
+        PENTA_METRICS_TOKEN=METRICS_TOKEN,
     )
     given = f"proxy-{uuid.uuid4().hex}"
     with httpx.Client(base_url=server.url) as client:
@@ -34,9 +39,18 @@ def test_the_json_log_of_a_whole_game(start_server: Callable[..., Server]) -> No
         joined = client.post(f"/api/v1/games/{game_id}/players", json={"name": "Bob"}).json()
         client.post(f"/api/v1/games/{game_id}/computers", headers=auth(token))
         client.post(f"/api/v1/games/{game_id}/start", headers=auth(token), json={})
-        # The private link that holds Ann's seat, opened in another browser.
-        resumed = httpx.get(f"{server.url}/games/{game_id}/resume/{token}")
-        assert resumed.status_code < 500
+        # The private link that holds Ann's seat, as her game page hands it out ("Continue on
+        # another device"), opened in another browser (a look: the seat stays hers).
+        page = httpx.get(
+            f"{server.url}/games/{game_id}", cookies={seat_cookie(game_id): token}
+        ).text
+        link = re.search(r'id="resume-link" readonly value="([^"]+)"', page)
+        assert link, "Ann's page offers her the link"
+        resume = link.group(1).rsplit("/", 1)[1]
+        assert link.group(1) == f"{server.url}/games/{game_id}/resume/{resume}"
+        assert "Continue here" in httpx.get(link.group(1)).text, "a link to Ann's seat"
+        scraped = httpx.get(f"{server.url}/metrics", headers=auth(METRICS_TOKEN))
+        assert scraped.status_code == 200
         finished = play_to_the_end(
             client,
             game_id,
@@ -62,8 +76,10 @@ def test_the_json_log_of_a_whole_game(start_server: Callable[..., Server]) -> No
     assert all(line["game"] == game_id for line in rolls)
     assert {line["seat"] for line in rolls} == {0, 1}
     assert len({line["request_id"] for line in requests}) == len(requests)  # one each
-    assert any("/resume/[redacted]" in line["path"] for line in requests)
-    for secret in (token, joined["token"], seed):
+    resumed = [line for line in requests if line["route"] == "/games/{game_id}/resume/{token}"]
+    assert [line["path"] for line in resumed] == [f"/games/{game_id}/resume/[redacted]"]
+    assert [line["status"] for line in requests if line["route"] == "/metrics"] == [200]
+    for secret in (token, joined["token"], seed, resume, METRICS_TOKEN):
         assert secret not in text
     assert not [line for line in lines if line["logger"] == "uvicorn.access"]
 
