@@ -194,7 +194,8 @@ def main() -> None:
     for name, values in figures.items():
         root, metrics = roots[name]
         where = f"{root}{'' if metrics else ', metrics off'}"
-        print(f"{name} ({where}): per action, median {statistics.median(values):.3f} {unit}")
+        what = "instructions" if arguments.instructions else "CPU"
+        print(f"{name} ({where}): {what} per action, median {statistics.median(values):.3f} {unit}")
     if "other" in figures:
         ratios = [a / b for a, b in zip(figures["this"], figures["other"], strict=True)]
         print(

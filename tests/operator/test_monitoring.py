@@ -129,6 +129,8 @@ def prometheus(tmp_path: Path, start_server: Callable[..., Server]) -> Iterator[
         stderr=subprocess.STDOUT,
     )
     try:
+        # Until its storage is open Prometheus answers 503 "Service Unavailable" to queries.
+        wait_for(lambda: httpx.get(f"http://{address}/-/ready").status_code == 200, 30.0)
         yield f"http://{address}", server
     finally:
         process.terminate()
