@@ -282,7 +282,7 @@ def test_a_player_back_after_the_third_roll_gets_the_auto_confirm_deadline(make_
     client = make_client(
         absent_seconds=0.001,
         computer_pace_seconds=3600,
-        auto_confirm_seconds=0.5,
+        auto_confirm_seconds=2.0,  # room for the hand-over on a busy machine (PostgreSQL)
         auto_confirm_grace_seconds=0.2,
     )
     game_id, (ann, bob) = friends(client, "Ann", "Bob")
@@ -294,7 +294,7 @@ def test_a_player_back_after_the_third_roll_gets_the_auto_confirm_deadline(make_
     assert back is not None
     assert back.deadline is not None
     left = (back.deadline - datetime.now(UTC)).total_seconds()
-    assert 0 < left <= 0.5
+    assert 0 < left <= 2.0
     deadline = time.monotonic() + 20
     game = client.get(f"/api/v1/games/{game_id}").json()
     while game["turn"] == 0 and time.monotonic() < deadline:
