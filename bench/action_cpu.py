@@ -178,6 +178,7 @@ def main() -> None:
         roots["other"] = (ROOT, False)
     measure = _instructions if arguments.instructions else _measure
     unit = "k instructions" if arguments.instructions else "ms"
+    what = "instructions" if arguments.instructions else "CPU"
     figures: dict[str, list[float]] = {name: [] for name in roots}
     for number in range(arguments.rounds):
         order = list(roots)[:: 1 if number % 2 == 0 else -1]
@@ -194,7 +195,6 @@ def main() -> None:
     for name, values in figures.items():
         root, metrics = roots[name]
         where = f"{root}{'' if metrics else ', metrics off'}"
-        what = "instructions" if arguments.instructions else "CPU"
         print(f"{name} ({where}): {what} per action, median {statistics.median(values):.3f} {unit}")
     if "other" in figures:
         ratios = [a / b for a, b in zip(figures["this"], figures["other"], strict=True)]
