@@ -31,6 +31,24 @@ def pytest_configure(config: pytest.Config) -> None:
     )
 
 
+SERVERS = pytest.StashKey[list[Server]]()
+"""The uvicorn processes a test started (``start_server``), for its report."""
+LOG_TAIL = 20_000
+"""The characters of a server's log a failed test's report shows, its last ones."""
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Any:
+    """A failed test that started servers shows the end of each one's log in its report (a
+    timing failure on CI is read from there: which request was slow or refused)."""
+    report = yield
+    if report.failed:
+        for number, server in enumerate(item.stash.get(SERVERS, [])):
+            text = server.log_path.read_text(errors="replace")[-LOG_TAIL:]
+            report.sections.append((f"server {number} log ({call.when})", text))
+    return report
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """The browser tests run last. Playwright's sync API leaves its event loop running in the
     main thread for the rest of the session, and what looks for a running loop after it (the
@@ -154,6 +172,7 @@ def start_server(
     """Start uvicorn processes serving Penta, each on a database of its own, as one process
     alone would have: a SQLite file in its data folder, or a fresh PostgreSQL schema."""
     servers: list[Server] = []
+    request.node.stash[SERVERS] = servers
     with ExitStack() as schemas:
 
         def start(**env: str) -> Server:

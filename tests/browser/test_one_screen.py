@@ -5,7 +5,7 @@ and after the third roll, with two, four and six players, light and dark, Englis
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -79,21 +79,35 @@ def start_game(
     return page
 
 
+@pytest.fixture(scope="module")
+def long_deadline_server(
+    tmp_path_factory: pytest.TempPathFactory, strategy_table: Path
+) -> Iterator[Server]:
+    """One server for the twelve layouts below, each a game of its own on it (a server each
+    cost the suite a start per layout). A long auto-confirm: the checks after the third roll
+    race no deadline."""
+    server = Server(
+        tmp_path_factory.mktemp("one-screen") / "server",
+        strategy_table,
+        PENTA_AUTO_CONFIRM_SECONDS="60",
+    )
+    yield server
+    server.stop()
+
+
 @pytest.mark.parametrize("players", [2, 4, 6])
 @pytest.mark.parametrize("phone", list(PHONES))
 @pytest.mark.parametrize(("code", "theme"), [("en", "light"), ("he", "dark")])
 def test_a_turn_fits_one_phone_screen(
     browser: Any,
-    start_server: Callable[..., Server],
+    long_deadline_server: Server,
     artifacts: Path,
     code: str,
     theme: str,
     phone: str,
     players: int,
 ) -> None:
-    # A long auto-confirm: the checks after the third roll race no deadline.
-    server = start_server(PENTA_AUTO_CONFIRM_SECONDS="60")
-    page = start_game(browser, server, code, PHONES[phone], theme, players)
+    page = start_game(browser, long_deadline_server, code, PHONES[phone], theme, players)
     tray = {"the dice": "#dice-tray button.die", "whose turn": "#dice-tray .tray-turn"}
     confirm = {"Confirm": "#dice-tray button.confirm"}
     for left in (2, 1, 0):

@@ -3,11 +3,13 @@ and meet at one table; a third person finds it on the home page and watches (iss
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from playwright.sync_api import expect
 
 from tests.browser.test_multiplayer import play_turn
 from tests.live_server import Server
@@ -37,8 +39,8 @@ def test_two_strangers_meet_at_a_table_and_a_third_watches_it_from_the_home_page
     phone.screenshot(path=str(artifacts / "match-waiting-phone.png"))
     # Hana's wait is over: Ilkka goes straight to the table, and Hana's page follows.
     desktop = play_now(browser, server, "Ilkka", DESKTOP)
-    for page in (phone, desktop):
-        page.wait_for_url("**/games/*", timeout=10_000)
+    for page in (phone, desktop):  # a failure says which page is where (its URL)
+        expect(page).to_have_url(re.compile(r"/games/[^/]+$"), timeout=15_000)
     assert phone.url == desktop.url, "both at one table"
     for page in (phone, desktop):
         for name in ("Hana", "Ilkka"):

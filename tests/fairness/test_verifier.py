@@ -41,9 +41,17 @@ def finished_game(client: TestClient) -> tuple[str, dict[str, Any]]:
     return game_id, log
 
 
+_FINISHED: dict[str, dict[str, Any]] = {}
+"""One finished game's log per database kind, played once per test process: the tests read
+or forge copies of it (a whole game through the API costs a second or two each time)."""
+
+
 @pytest.fixture
-def log(make_client: Callable[..., TestClient]) -> dict[str, Any]:
-    return finished_game(make_client(**IDLE_RUNNER))[1]
+def log(database_kind: str, request: pytest.FixtureRequest) -> dict[str, Any]:
+    if database_kind not in _FINISHED:
+        make_client: Callable[..., TestClient] = request.getfixturevalue("make_client")
+        _FINISHED[database_kind] = finished_game(make_client(**IDLE_RUNNER))[1]
+    return copy.deepcopy(_FINISHED[database_kind])
 
 
 def run_verifier(folder: Path, log: dict[str, Any]) -> subprocess.CompletedProcess[str]:
