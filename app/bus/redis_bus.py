@@ -319,6 +319,10 @@ class RedisBus:
                 if self._subscribed:
                     logger.warning("live updates: the bus is down (%s); streams poll", error)
                 self._set_subscribed(False)
+            except Exception:  # redis-py's own trouble (a read raced by a reconnection…):
+                # never a listener gone for good with the worker still saying "up"
+                logger.exception("live updates: the bus's listener failed; streams poll")
+                self._set_subscribed(False)
             finally:
                 self.channels.disconnected()
                 with contextlib.suppress(RedisError, OSError):

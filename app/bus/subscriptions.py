@@ -9,12 +9,15 @@ subscription: a move committed while the subscription was on its way was told to
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
 from app.service.events import Broker
+
+logger = logging.getLogger(__name__)
 
 
 class GameChannels:
@@ -85,7 +88,7 @@ class GameChannels:
             if pubsub is None:
                 continue
             wanted = self._watched()
-            new, gone = wanted - self._heard, self._heard - wanted
+            new, gone, before = wanted - self._heard, self._heard - wanted, self._heard
             self._heard = wanted
             try:
                 if new:
@@ -93,6 +96,10 @@ class GameChannels:
                 if gone:
                     await pubsub.unsubscribe(*(self.channel(game_id) for game_id in gone))
             except (RedisError, OSError):  # the listener reconnects, with all of them
+                continue
+            except Exception:  # redis-py's own trouble: this task must go on keeping them
+                logger.exception("live updates: a subscription change failed")
+                self._heard = before  # tried again at the next change
                 continue
 
     async def catch_up(self) -> None:

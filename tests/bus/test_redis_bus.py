@@ -8,6 +8,7 @@ from collections.abc import Sequence
 
 import pytest
 from redis.asyncio import Redis
+from redis.asyncio.client import PubSub
 
 from app.bus import redis_bus
 from app.bus.redis_bus import (
@@ -215,6 +216,42 @@ def test_with_redis_away_changes_are_dropped_and_streams_poll_the_database(
         await until(lambda: other.status == "up", "the other worker's bus never came up")
         other.publish("g1", 5, None)  # over Redis again: no poll runs every 600 s
         assert await subscription.wait(4, WAIT) == 5
+        await other.stop()
+        await worker.stop()
+
+    run_async(scenario())
+
+
+def test_a_listener_failing_outside_redis_errors_says_down_and_subscribes_again(
+    redis_server: RedisServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An error redis-py does not wrap (a read raced by a reconnection, say) must not end the
+    listener with the worker still saying "up" and hearing nothing: it is down, then up."""
+    real = PubSub.get_message
+    failures = [RuntimeError("readuntil() called while another coroutine is waiting")]
+
+    async def get_message(self: PubSub, *args: object, **kwargs: object) -> object:
+        if failures:
+            raise failures.pop()
+        return await real(self, *args, **kwargs)  # type: ignore[arg-type]
+
+    async def scenario() -> None:
+        broker = Broker()
+        worker = await started(redis_server, broker)
+        seen = []
+        redis_bus.logger.addFilter(lambda record: seen.append(record.getMessage()) or True)
+        monkeypatch.setattr(PubSub, "get_message", get_message)
+        await until(lambda: not failures, "the listener never read again")
+        await until(lambda: worker.status == "up" and seen, "the listener never came back")
+        assert any("listener failed" in line for line in seen), seen
+        assert worker.figures()["reconnects"] >= 1
+        other = bus(redis_server, Broker(), Versions(), check_seconds=600)
+        await other.start()
+        await until(lambda: other.status == "up", "the other worker's bus never came up")
+        subscription = broker.subscribe("g1")
+        await until_heard(redis_server, "penta-test:g1")
+        other.publish("g1", 2, None)  # heard again over Redis
+        assert await subscription.wait(0, WAIT) == 2
         await other.stop()
         await worker.stop()
 
