@@ -11,6 +11,7 @@ from app.rules import MAX_ROLLS, Box, Dice, Game, ScoreOption, Scoresheet, is_pe
 from app.service.clock import as_utc, seconds_left
 from app.service.fairness import Fairness
 from app.service.labels import short_labels
+from app.service.seats import hash_secret
 from app.store.log import ScoreEntry
 from app.store.models import ClosedReason, GameStatus, RematchAnswer
 from app.store.rows import GameRow
@@ -118,6 +119,10 @@ class GameView:
     def seat_of_hash(self, hashed: str | None) -> int | None:
         """The seat whose secret has the hash ``hashed``, if any."""
         return _find(self.seat_hashes, hashed)
+
+    def seat_of_secret(self, secret: str | None) -> int | None:
+        """The seat that ``secret`` holds at this version, if any (read here, not again)."""
+        return self.seat_of_hash(hash_secret(secret) if secret else None)
 
     def has_moved_from(self, hashed: str | None) -> bool:
         """Whether a seat once held by the secret hashed ``hashed`` has moved elsewhere."""

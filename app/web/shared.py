@@ -116,7 +116,7 @@ class Board:
         return HTMLResponse(html, status_code=error.status if error else 200)
 
     def context(self, view: GameView, error: ServiceError | None) -> dict[str, Any]:
-        me = view.seat_of_hash(hash_secret(self.secret)) if self.secret else None  # no 2nd read
+        me = view.seat_of_secret(self.secret)  # the view the move made: no second read
         return page_context(
             self.request,
             game=view,

@@ -12,7 +12,7 @@ from app import __version__, i18n
 from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
 from app.service.play import Expect
-from app.service.seats import hash_secret, resume_token
+from app.service.seats import resume_token
 from app.web import identity
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.hosts import base_url
@@ -106,7 +106,7 @@ def game_page(
 ) -> Response:
     view = service.get(game_id)
     secret = request.cookies.get(seat_cookie(game_id))
-    me = view.seat_of_hash(hash_secret(secret)) if secret else None  # the view's, no 2nd read
+    me = view.seat_of_secret(secret)
     resume_url = None
     if me is not None and (view.is_playing or view.is_waiting) and (hashed := view.seat_hashes[me]):
         token = resume_token(request.app.state.settings.resolved_secret_key, game_id, hashed)
