@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from anyio import to_thread
@@ -66,11 +66,15 @@ class RenderingKey:
 class Rendering:
     """One version rendered for one kind: its fragments and its whole event, encoded."""
 
-    __slots__ = ("change", "event", "parts")
+    __slots__ = ("change", "event", "parts", "shows")
 
-    def __init__(self, parts: tuple[str, ...], event: str) -> None:
+    def __init__(
+        self, parts: tuple[str, ...], event: str, shows: tuple[Hashable, ...] = ()
+    ) -> None:
         self.parts = parts
         self.event = event
+        self.shows = shows
+        """What of the game each part shows (None: not said, made again each version)."""
         self.change: str | None = None
         """The event from the version before to this one, once a reader has needed it."""
 
@@ -118,13 +122,48 @@ class LiveViews:
         each made one line, and the whole is encoded as one ``event``."""
         rendering = self._renderings.get(key)
         if rendering is None:
-            self.made[key.kind.partition(":")[0]] += 1
             parts = tuple(_LINE_BREAKS.sub(" ", part) for part in make())
-            rendering = Rendering(parts, sse(event, key.version, "".join(parts)))
-            self._renderings[key] = rendering
-            while len(self._renderings) > _CACHE_SIZE:
-                self._renderings.popitem(last=False)
+            rendering = self._keep(key, Rendering(parts, sse(event, key.version, "".join(parts))))
         return rendering
+
+    def board(
+        self,
+        key: RenderingKey,
+        shows: Sequence[Hashable],
+        make: Callable[[Sequence[int]], Sequence[str]],
+    ) -> Rendering:
+        """The rendering of ``key`` as an ``update`` of ``len(shows)`` parts: a part that
+        shows (not None) what it showed in the version before keeps that rendering, and
+        ``make`` is given the indexes of the others to render (once, for every reader)."""
+        rendering = self._renderings.get(key)
+        if rendering is not None:
+            return rendering
+        before = self._renderings.get(self._before(key))
+        kept = before.shows if before is not None and len(before.shows) == len(shows) else None
+        fresh = [
+            index
+            for index, shown in enumerate(shows)
+            if kept is None or shown is None or kept[index] != shown
+        ]
+        made = dict(zip(fresh, make(fresh), strict=True))
+        old = before.parts if before is not None and kept is not None else ()
+        parts = tuple(
+            _LINE_BREAKS.sub(" ", made[index]) if index in made else old[index]
+            for index in range(len(shows))
+        )
+        event = sse("update", key.version, "".join(parts))
+        return self._keep(key, Rendering(parts, event, tuple(shows)))
+
+    def _keep(self, key: RenderingKey, rendering: Rendering) -> Rendering:
+        self.made[key.kind.partition(":")[0]] += 1
+        self._renderings[key] = rendering
+        while len(self._renderings) > _CACHE_SIZE:
+            self._renderings.popitem(last=False)
+        return rendering
+
+    @staticmethod
+    def _before(key: RenderingKey) -> RenderingKey:
+        return RenderingKey(key.game_id, key.version - 1, key.kind, key.seat)
 
     def event(self, key: RenderingKey, make: Callable[[], str], event: str) -> str:
         """The one-fragment event of ``key`` that ``make`` renders, made once for all readers."""
@@ -134,9 +173,7 @@ class LiveViews:
         """The ``change`` event from version ``key.version - 1`` to ``rendering``: only its
         fragments that differ; None when the version before is no longer kept."""
         if rendering.change is None:
-            before = self._renderings.get(
-                RenderingKey(key.game_id, key.version - 1, key.kind, key.seat)
-            )
+            before = self._renderings.get(self._before(key))
             if before is None or len(before.parts) != len(rendering.parts):
                 return None
             changed = "".join(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 import weakref
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from typing import Annotated, Literal
 
 from anyio import to_thread
@@ -26,6 +26,7 @@ from app.service.events import Broker
 from app.service.presence import Presence
 from app.service.seats import hash_secret
 from app.service.views import GameView
+from app.web.board_parts import BOARD, LOBBY, SHARED_BOARD, board_context
 from app.web.deps import BearerDep, ServiceDep, seat_cookie
 from app.web.live import LiveViews, RenderingKey
 from app.web.plumbing.hosts import base_url
@@ -39,20 +40,6 @@ from app.web.table_events import TableEvents
 KEEP_ALIVE_SECONDS = 15.0
 
 router = APIRouter()
-
-
-# The fragments of a live board, in the order the page swaps them. While the game is played
-# one rendering serves every reader: the hints, one seat's own, are sent to it apart.
-_SHARED_BOARD = (
-    "fragments/dice_tray.html",
-    "fragments/status.html",
-    "fragments/sacrifice_warning.html",
-    "fragments/scoresheet.html",
-    "fragments/fairness.html",
-    "fragments/activity.html",
-)
-_BOARD = (*_SHARED_BOARD, "fragments/hints.html")
-_LOBBY = ("fragments/lobby.html",)
 
 
 def _hints(
@@ -212,30 +199,27 @@ async def page_events(
         # While the game is played, one rendering serves every reader (the page shows the
         # controls of the seat it holds); before and after it, each seat has its own.
         shared = page == "game" and view.is_playing
-        names = _LOBBY if page == "lobby" else _SHARED_BOARD if shared else _BOARD
+        parts = LOBBY if page == "lobby" else SHARED_BOARD if shared else BOARD
 
-        def make() -> list[str]:
+        def make(indexes: Sequence[int]) -> list[str]:
             with i18n.language(language) as current:
-                context = {
-                    "game": view,
-                    "me": None if shared else holder,
-                    "shared": shared,
-                    "moved": moved,
-                    "lang": current,
-                    "live": True,
-                    "oob": True,
-                    "csrf_token": "",
-                    "auto_seconds": auto_seconds,
-                    "base_url": site,
-                    "hints": None if shared else hints_for(service, view, holder),
-                }
-                return [render(templates, name, **context) for name in names]
+                context = board_context(
+                    view,
+                    lang=current,
+                    shared=shared,
+                    holder=holder,
+                    moved=moved,
+                    site=site,
+                    auto_seconds=auto_seconds,
+                    hints=None if shared else hints_for(service, view, holder),
+                )
+                return [render(templates, parts[index].template, **context) for index in indexes]
 
-        # Live fragments carry no CSRF field: htmx sends the token as a header (set on
-        # <body>), so one rendering serves every reader with the same language and seat.
         kind = f"{page}:{language}:{site}:moved" if moved else f"{page}:{language}:{site}"
         key = RenderingKey(view.id, view.version, kind, None if shared else holder)
-        rendering = live.rendering(key, make)
+        rendering = live.board(
+            key, [part.shows(view) if part.shows else None for part in parts], make
+        )
         # A game page that saw the version before gets what changed (the lobby, one small
         # fragment, is sent whole).
         follows = page == "game" and seen == view.version - 1
@@ -245,9 +229,9 @@ async def page_events(
             # The seat's own hints: sent when they show something new (every version while
             # the player to move has them on), rendered for that seat alone.
             hints = hints_for(service, view, holder)
-            shows = (view.players[holder].hints, hints is not None and view.version)
-            if shows != hints_shown[0]:
-                hints_shown[0] = shows
+            hints_show = (view.players[holder].hints, hints is not None and view.version)
+            if hints_show != hints_shown[0]:
+                hints_shown[0] = hints_show
                 yield live.event(
                     RenderingKey(view.id, view.version, f"hints:{language}", holder),
                     lambda: _hints(templates, language, view, holder, hints),
