@@ -217,3 +217,69 @@ def test_every_reader_sees_every_version_in_order(served: tuple[str, Any]) -> No
                 await reader.close()
 
     asyncio.run(scenario())
+
+
+class Sends:
+    """An ASGI app around another that keeps what each event stream sends, message by
+    message: one ``http.response.body`` is one write to the connection."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+        self.streams: list[list[str]] = []
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or not scope["path"].endswith("/events"):
+            await self.app(scope, receive, send)
+            return
+        bodies: list[str] = []
+        self.streams.append(bodies)
+
+        async def keep(message: Any) -> None:
+            if message["type"] == "http.response.body" and message.get("body"):
+                bodies.append(message["body"].decode())
+            await send(message)
+
+        await self.app(scope, receive, keep)
+
+
+def test_a_score_reaches_each_reader_in_one_send_with_the_table_it_changes(
+    make_settings: Callable[..., Settings],
+) -> None:
+    settings = make_settings()
+    app: Any = create_app(settings)
+    upgrade(settings.resolved_database_url)
+    sends = Sends(app)
+    with serving(sends) as url, httpx.Client(base_url=url, timeout=10) as client:
+        game_id, tokens, version = four_players(client)
+
+        async def scenario() -> None:
+            async with httpx.AsyncClient(base_url=url, timeout=10) as browsers:
+                readers = [
+                    Reader(browsers, game_id, {"Cookie": f"penta_seat_{game_id}={token}"})
+                    for token in tokens[:2]
+                ]
+                readers.append(Reader(browsers, game_id, {}))  # a spectator
+                for reader in readers:
+                    await reader.open(version)
+                answer = await browsers.post(
+                    f"/api/v1/games/{game_id}/roll", json={"hold": []}, headers=auth(tokens[0])
+                )
+                assert answer.status_code == 200
+                answer = await browsers.post(
+                    f"/api/v1/games/{game_id}/score",
+                    json={"box": "chance"},
+                    headers=auth(tokens[0]),
+                )
+                assert answer.status_code == 200
+                for reader in readers:
+                    await reader.until(version + 2)
+                    await reader.close()
+
+        asyncio.run(scenario())
+    app.state.service.database.dispose()
+    assert len(sends.streams) == 3
+    for stream in sends.streams:
+        (scored,) = [body for body in stream if f"\nid: {version + 2}\n" in body]
+        # The turn passed to Bob: the sheet's change and the table that says so, one write.
+        assert scored.startswith("event: change\n"), scored[:80]
+        assert "\n\nevent: table\n" in scored, scored[:200]

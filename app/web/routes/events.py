@@ -104,7 +104,9 @@ async def _stream(
             if table is not None:
                 timeout = min(timeout, table.wake_in(view))
             woke = await subscription.wait_any(seen, timeout)
-            sent = False
+            # What one wake has to say is written at once: one send, however many events.
+            chunk: list[str] = []
+            heard: list[float] = []
             # Every version in order, each with the view its change committed where the
             # publisher had it; one heard of without its view is read (it may be newer).
             for version, published in subscription.take(seen):
@@ -123,21 +125,22 @@ async def _stream(
                     # Handed to the computer while this stream was open (by a worker that
                     # could not see it: the bus was down): the player is here, the seat theirs.
                     await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
-                for event in render_event(view, seen):
-                    sent = True
-                    yield event
-                    events.inc()
-                heard = broker.heard_at(game_id, view.version)
-                if heard is not None:
-                    metrics.LIVE_LAG.observe(time.perf_counter() - heard)
+                game_events = list(render_event(view, seen))
+                events.inc(len(game_events))
+                chunk += game_events
+                published_at = broker.heard_at(game_id, view.version)
+                if published_at is not None:
+                    heard.append(published_at)
                 seen = view.version
             signals = list(subscription.signals)
             subscription.signals.clear()
             if table is not None:
-                async for event in table.events(view, signals):
-                    sent = True
-                    yield event
-            if not (woke or sent):
+                chunk += [event async for event in table.events(view, signals)]
+            if chunk:
+                yield "".join(chunk)
+                for published_at in heard:
+                    metrics.LIVE_LAG.observe(time.perf_counter() - published_at)
+            elif not woke:
                 yield ": keep-alive\n\n"
     finally:
         streams.dec()
