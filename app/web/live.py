@@ -20,10 +20,12 @@ from anyio import to_thread
 
 from app.service.games import GameService
 from app.service.views import GameView
+from app.web.schemas import GameOut
 
-_CACHE_SIZE = 512
-"""Renderings kept; a game's readers need its newest two (the change is against the one
-before), so this holds that for a few hundred games watched at once."""
+_CACHE_SIZE = 2048
+"""Renderings kept, the least recently made dropped first; a game's readers need its newest
+two of each kind (the change is against the one before), and a reader behind by a few
+versions those too: this holds that for several hundred games watched at once."""
 
 _LINE_BREAKS = re.compile(r"\s*\n\s*")
 
@@ -164,6 +166,12 @@ class LiveViews:
     @staticmethod
     def _before(key: RenderingKey) -> RenderingKey:
         return RenderingKey(key.game_id, key.version - 1, key.kind, key.seat)
+
+    def api(self, view: GameView, site: str) -> Rendering:
+        """The bot API's rendering of ``view``: its JSON (the one part) and its ``game``
+        event, encoded once for the answer to the move that made it and every JSON stream."""
+        key = RenderingKey(view.id, view.version, f"api:{site}")
+        return self.rendering(key, lambda: (GameOut.of(view, site).model_dump_json(),), "game")
 
     def event(self, key: RenderingKey, make: Callable[[], str], event: str) -> str:
         """The one-fragment event of ``key`` that ``make`` renders, made once for all readers."""

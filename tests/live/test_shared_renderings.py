@@ -283,3 +283,26 @@ def test_a_score_reaches_each_reader_in_one_send_with_the_table_it_changes(
         # The turn passed to Bob: the sheet's change and the table that says so, one write.
         assert scored.startswith("event: change\n"), scored[:80]
         assert "\n\nevent: table\n" in scored, scored[:200]
+
+
+def test_a_moves_answer_and_the_bots_streams_share_one_encoding_of_its_version(
+    served: tuple[str, Any],
+) -> None:
+    url, app = served
+    live: LiveViews = app.state.live_views
+    with httpx.Client(base_url=url, timeout=10) as client:
+        game_id, tokens, version = four_players(client)
+        made = live.made["api"]
+        rolled = client.post(
+            f"/api/v1/games/{game_id}/roll", json={"hold": []}, headers=auth(tokens[0])
+        )
+        assert rolled.status_code == 200
+        assert rolled.json()["version"] == version + 1
+        assert live.made["api"] - made == 1
+        # A bot's stream that saw the version before reads the same bytes, not encoded again.
+        headers = {**auth(tokens[1]), "Last-Event-ID": str(version)}
+        with client.stream("GET", f"/api/v1/games/{game_id}/events", headers=headers) as stream:
+            lines = stream.iter_lines()
+            data = next(line for line in lines if line.startswith("data: "))
+        assert data == "data: " + rolled.text
+        assert live.made["api"] - made == 1

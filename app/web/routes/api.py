@@ -15,6 +15,7 @@ from app.service.play import Expect
 from app.service.views import GameView
 from app.web import identity
 from app.web.deps import BearerDep, ServiceDep
+from app.web.live import LiveViews
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit, JoinLimit
 from app.web.plumbing.patience import patiently
@@ -53,6 +54,13 @@ def _json(answer: BaseModel, status_code: int = 200) -> Response:
 
 def _game(request: Request, view: GameView) -> Response:
     return _json(_out(request, view))
+
+
+def _moved(request: Request, view: GameView) -> Response:
+    """The answer to a change: the JSON of the version it committed, encoded once for this
+    answer and the bots' streams (a read is encoded anew: its turn timer has run on)."""
+    live: LiveViews = request.app.state.live_views
+    return Response(live.api(view, base_url(request)).parts[0], media_type="application/json")
 
 
 @router.post(
@@ -102,7 +110,7 @@ async def start_game(
 ) -> Response:
     """Start the game (host only), with the host's optional ``client_seed`` for the dice."""
     seed = body.client_seed if body else None
-    return _game(request, await patiently(lambda: service.start(game_id, token, client_seed=seed)))
+    return _moved(request, await patiently(lambda: service.start(game_id, token, client_seed=seed)))
 
 
 @router.put("/games/{game_id}/client_seed", response_model=GameOut)
@@ -131,7 +139,7 @@ async def roll(
     """Roll the dice not in ``hold`` (``[]`` on the first roll)."""
     expect = Expect(version=body.version)
     view = await patiently(lambda: service.roll(game_id, token, hold=body.hold, expect=expect))
-    return _game(request, view)
+    return _moved(request, view)
 
 
 @router.post("/games/{game_id}/score", response_model=GameOut)
@@ -141,7 +149,7 @@ async def score(
     """Record the dice in a box."""
     expect = Expect(version=body.version)
     view = await patiently(lambda: service.score(game_id, token, body.box.value, expect=expect))
-    return _game(request, view)
+    return _moved(request, view)
 
 
 @router.post("/games/{game_id}/auto", response_model=GameOut)
@@ -155,7 +163,7 @@ async def auto(
     """After the third roll, record the dice in the box the computer would choose."""
     version = body.version if body else None
     expect = Expect(version=version)
-    return _game(request, await patiently(lambda: service.auto(game_id, token, expect=expect)))
+    return _moved(request, await patiently(lambda: service.auto(game_id, token, expect=expect)))
 
 
 @router.get("/games/{game_id}/advice")

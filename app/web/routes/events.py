@@ -33,7 +33,6 @@ from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import client_address
 from app.web.plumbing.stream_limits import StreamSlots
 from app.web.plumbing.templating import render
-from app.web.schemas import GameOut
 from app.web.shared import hints_for
 from app.web.table_events import TableEvents
 
@@ -274,10 +273,7 @@ async def api_events(
     live: LiveViews = request.app.state.live_views
 
     def render_event(view: GameView, seen: int) -> Iterator[str]:
-        def make() -> str:
-            return GameOut.of(view, site).model_dump_json()
-
-        yield live.event(RenderingKey(view.id, view.version, f"api:{site}"), make, "game")
+        yield live.api(view, site).event
 
     seen = _start_version(last_event_id, None)
     return _event_stream(
