@@ -53,7 +53,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.cluster import ADMIN_URL, backends_of, cpu_seconds, libpq  # noqa: E402
-from bench.load import raise_file_limit  # noqa: E402
+from bench.load import measure, raise_file_limit  # noqa: E402
 from bench.seats import SEATS, Table  # noqa: E402
 from bench.servers import Uvicorn, ensure_strategy_table  # noqa: E402
 
@@ -193,31 +193,64 @@ def steps_up_to(steps: list[int], most: int) -> list[int]:
     return sorted({n for n in steps if n < most} | {most})
 
 
-def measure_database(kind: str, table: Path, arguments: argparse.Namespace) -> list[Step]:
+def measure_database(
+    kind: str, table: Path, arguments: argparse.Namespace, baseline: Uvicorn | None
+) -> list[Step]:
     """One worker on ``kind``; steps up the games until a step fails the targets twice in a
     row: on a shared machine one stall of another process is enough to put a single sample
     over a p99 of a few hundred, so a failed step is run once more before it is believed
-    (both rows are printed, the second marked "again")."""
+    (both rows are printed, the second marked "again"). With ``--compare-with``, the other
+    checkout's worker runs each step right after this one's, on a database of its own; with
+    ``baseline``, the bare write runs each step's pace after them (its CPU per write)."""
     steps: list[Step] = []
     with tempfile.TemporaryDirectory(prefix="penta-capacity-") as folder, ExitStack() as stack:
-        env = {**UNLIMITED, "PENTA_DATA_DIR": folder, "PENTA_STRATEGY_TABLE": str(table)}
-        database = None
-        if kind == "postgresql":
-            database, env["PENTA_DATABASE_URL"] = postgres_database(stack)
-        server = stack.enter_context(Uvicorn("app.main:app", env, log=Path(folder) / "log"))
+        servers: dict[str, tuple[Uvicorn, str | None]] = {}
+        checkouts = {kind: ROOT}
+        if arguments.compare_with:
+            checkouts["before"] = arguments.compare_with.resolve()
+        for name, root in checkouts.items():
+            data = Path(folder) / ("this" if name == kind else name)
+            data.mkdir()
+            env = {**UNLIMITED, "PENTA_DATA_DIR": str(data), "PENTA_STRATEGY_TABLE": str(table)}
+            database = None
+            if kind == "postgresql":
+                database, env["PENTA_DATABASE_URL"] = postgres_database(stack)
+            server = Uvicorn("app.main:app", env, log=data / "log", root=root)
+            servers[name] = (stack.enter_context(server), database)
         for games in steps_up_to(arguments.steps, arguments.max_games):
-            print(f"{kind}: {games} games ...", file=sys.stderr, flush=True)
-            step = uvloop.run(run_step(server, database, games, arguments))
-            print_row(kind, step)
-            if not step.passed and arguments.retry:
-                print(f"{kind}: {games} games, again ...", file=sys.stderr, flush=True)
+            for name, (server, database) in servers.items():
+                print(f"{name}: {games} games ...", file=sys.stderr, flush=True)
                 step = uvloop.run(run_step(server, database, games, arguments))
-                step.again = True
-                print_row(kind, step)
-            steps.append(step)
-            if not step.passed and not arguments.keep_going:
+                print_row(name, step)
+                if not step.passed and arguments.retry:
+                    print(f"{name}: {games} games, again ...", file=sys.stderr, flush=True)
+                    step = uvloop.run(run_step(server, database, games, arguments))
+                    step.again = True
+                    print_row(name, step)
+                if name == kind:
+                    steps.append(step)
+            if baseline is not None:
+                bare = bare_write(baseline, games, arguments)
+                this = steps[-1]
+                ratio = (this.worker_cpu / max(len(this.actions), 1)) / bare
+                print(
+                    f"{'bare':<10} {games:>5} {'':>7} {'':>9} {'':>7} {'':>6} {'':>6} {'':>7} "
+                    f"{'':>6} {'':>6} {'':>7} {1000 * bare:>6.2f}  a bare write paced the same; "
+                    f"{kind}'s CPU per move {ratio:.1f} times it",
+                    flush=True,
+                )
+            if not steps[-1].passed and not arguments.keep_going:
                 break
     return steps
+
+
+def bare_write(server: Uvicorn, games: int, arguments: argparse.Namespace) -> float:
+    """CPU seconds per request of ``bench/baseline_app.py`` (one SQLite write each) with one
+    client per game, each thinking as long on average as a seat to move thinks here: the
+    same rate of writes as the step's moves."""
+    think = sum(arguments.think_ms) / 2 / 1000
+    phase = measure(server, "baseline", games, arguments.seconds, 100_000, think)
+    return phase.server_cpu / max(len(phase.latencies), 1)
 
 
 HEADER = (
@@ -289,6 +322,18 @@ def main() -> None:
     parser.add_argument(
         "--no-retry", dest="retry", action="store_false", help="believe a step's first failure"
     )
+    parser.add_argument(
+        "--compare-with",
+        type=Path,
+        metavar="CHECKOUT",
+        help="also run each step on Penta from this checkout (git worktree add), right after",
+    )
+    parser.add_argument(
+        "--no-baseline",
+        dest="baseline",
+        action="store_false",
+        help="leave out the bare write paced the same (bench/baseline_app.py) after each step",
+    )
     parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "bench-strategy")
     arguments = parser.parse_args()
     if not 1 <= arguments.max_games <= 500 or not 0 < arguments.seconds <= 120:
@@ -308,7 +353,19 @@ def main() -> None:
         "step's end (the machine may be shared)\n"
     )
     print(HEADER, flush=True)
-    results = {kind: measure_database(kind, table, arguments) for kind in arguments.databases}
+    with tempfile.TemporaryDirectory(prefix="penta-bare-") as folder, ExitStack() as stack:
+        baseline = None
+        if arguments.baseline:
+            baseline = stack.enter_context(
+                Uvicorn(
+                    "bench.baseline_app:app",
+                    {"BASELINE_DB": f"{folder}/baseline.db"},
+                    log=Path(folder) / "baseline.log",
+                )
+            )
+        results = {
+            kind: measure_database(kind, table, arguments, baseline) for kind in arguments.databases
+        }
     if any(step.generator_saturated for steps in results.values() for step in steps):
         print(
             "\nwarning: in the steps marked SATURATED the load generator took more than "

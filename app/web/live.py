@@ -27,7 +27,6 @@ _CACHE_SIZE = 2048
 two of each kind (the change is against the one before), and a reader behind by a few
 versions those too: this holds that for several hundred games watched at once."""
 
-_LINE_BREAKS = re.compile(r"\s*\n\s*")
 
 # Within a fragment, the elements marked ``data-live-part`` (the dice) are parts of their own:
 # where nothing else in the fragment changed but its version, a change sends only them. They
@@ -124,7 +123,7 @@ class LiveViews:
         each made one line, and the whole is encoded as one ``event``."""
         rendering = self._renderings.get(key)
         if rendering is None:
-            parts = tuple(_LINE_BREAKS.sub(" ", part) for part in make())
+            parts = tuple(part.replace("\n", " ") for part in make())
             rendering = self._keep(key, Rendering(parts, sse(event, key.version, "".join(parts))))
         return rendering
 
@@ -150,7 +149,7 @@ class LiveViews:
         made = dict(zip(fresh, make(fresh), strict=True))
         old = before.parts if before is not None and kept is not None else ()
         parts = tuple(
-            _LINE_BREAKS.sub(" ", made[index]) if index in made else old[index]
+            made[index].replace("\n", " ") if index in made else old[index]
             for index in range(len(shows))
         )
         event = sse("update", key.version, "".join(parts))

@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import re
+from collections.abc import Iterator
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
 from jinja2 import Environment, FileSystemLoader
+from jinja2.ext import Extension
+from jinja2.lexer import TOKEN_DATA, Token, TokenStream
 
 from app import __version__, i18n
 from app.rules import (
@@ -21,6 +25,21 @@ from app.settings import ROOT
 from app.web.assets import ASSETS
 from app.web.suggestion import suggest
 
+_LINE_BREAKS = re.compile(r"\s*\n\s*")
+
+
+class OneLine(Extension):
+    """Each line break of the templates' own HTML, with the indentation around it, becomes
+    one space as the template compiles (as HTML reads it): a rendering is one line, as a
+    server-sent event's ``data:`` wants it, with no work at each rendering. What a value
+    brings is left as it is; ``{% trans %}`` blocks are trimmed alike (the i18n policy)."""
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        for token in stream:
+            if token.type == TOKEN_DATA and "\n" in token.value:
+                token = Token(token.lineno, TOKEN_DATA, _LINE_BREAKS.sub(" ", token.value))
+            yield token
+
 
 def create_templates() -> Jinja2Templates:
     """The templates of ``templates/``, autoescaped, with translation callables installed.
@@ -33,7 +52,7 @@ def create_templates() -> Jinja2Templates:
         loader=FileSystemLoader(ROOT / "templates"),
         auto_reload=False,
         autoescape=True,
-        extensions=["jinja2.ext.i18n"],
+        extensions=["jinja2.ext.i18n", OneLine],
         trim_blocks=True,
         lstrip_blocks=True,
     )
