@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
@@ -58,6 +59,25 @@ from app.web.routes import (
 from app.web.routes.rules_page import router as rules_router
 from app.web.table_events import PresenceAnnouncer
 
+YOUNG_OBJECTS = 50_000
+"""Objects that may be alive in the collector's youngest generation before it looks for
+cycles (Python's default: 700)."""
+
+
+def collect_less() -> None:
+    """Keep the cycle collector's pauses out of the moves.
+
+    A full collection looks at every object alive, and each open stream holds a few hundred
+    (its connection, task, generator...): with 800 streams a worker paused 80-200 ms several
+    times a minute, which is the tail of a move's latency (docs/performance.md, "Pauses").
+    What start-up made lives as long as the process and is set aside (``gc.freeze``); and
+    the youngest generation is collected only once many objects have outlived their request,
+    so that few move on to the oldest, whose full collection then comes rarely."""
+    gc.collect()
+    gc.freeze()
+    young, middle, old = gc.get_threshold()
+    gc.set_threshold(max(young, YOUNG_OBJECTS), middle, old)
+
 
 def create_app(settings: Settings | None = None) -> FastAPI:
     """A Penta app. Migrations run and the strategy table loads (or builds) at start-up."""
@@ -108,6 +128,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         await sweeper.start()
         await runner.start()
         await bus.start()
+        collect_less()
         yield
         await bus.stop()
         if shared_limits is not None:
