@@ -56,10 +56,11 @@ class FairnessOut(BaseModel):
 
     @classmethod
     def of(cls, fairness: Fairness) -> FairnessOut:
-        return cls(
+        """Made without validation, as :meth:`GameOut.of`."""
+        return cls.model_construct(
             commitment=fairness.commitment,
             client_seeds=[
-                ClientSeedOut(seat=seed.seat, client_seed=seed.seed)
+                ClientSeedOut.model_construct(seat=seed.seat, client_seed=seed.seed)
                 for seed in fairness.client_seeds
             ],
             server_seed=fairness.server_seed,
@@ -102,7 +103,9 @@ class GameOut(BaseModel):
 
     @classmethod
     def of(cls, view: GameView, base_url: str) -> GameOut:
-        return cls(
+        """The game's JSON shape, made without validation: the server built ``view`` itself
+        (tests/web/test_api.py checks that what it makes validates as it is)."""
+        return cls.model_construct(
             id=view.id,
             url=f"{base_url.rstrip('/')}/games/{view.id}",
             status=view.status.value,
@@ -121,7 +124,7 @@ class GameOut(BaseModel):
             must_sacrifice=view.must_sacrifice,
             deadline=view.deadline,
             players=[
-                PlayerOut(
+                PlayerOut.model_construct(
                     seat=player.seat,
                     name=player.name,
                     computer=player.computer,

@@ -9,6 +9,8 @@ from fastapi.testclient import TestClient
 
 from app.rules import BOXES
 from app.web.assets import ASSETS
+from app.web.schemas import GameOut
+from tests.scenarios import play_a_game
 from tests.web.helpers import act, auth, started_game
 
 BOX_KEYS = [box.value for box in BOXES]
@@ -288,3 +290,15 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
     assert docs.status_code == 200
     assert ASSETS.url("vendor/swagger-ui-bundle-5.35.0.js") in docs.text
     assert "<script>" not in docs.text
+
+
+@pytest.mark.single_kind
+def test_the_json_of_every_version_is_a_valid_game_as_it_is(client: TestClient) -> None:
+    """``GameOut.of`` skips validation (the server built the view): what it writes for every
+    version of a whole game validates as a ``Game`` and says the same once validated."""
+    views = play_a_game(client, seed=29, turn_seconds=60)
+    assert views[-1].is_finished
+    assert views[-1].fairness.server_seed
+    for view in views:
+        written = GameOut.of(view, "http://testserver").model_dump_json()
+        assert GameOut.model_validate_json(written).model_dump_json() == written
