@@ -1,0 +1,120 @@
+"""A fast game, live: three seats and a spectator, each in a browser of its own, see every
+version of it in order (holds and rolls back to back, nothing coalesced away), and a page
+that missed a version resyncs to the game as it is."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+import pytest
+
+from tests.live_server import Server
+from tests.web.helpers import auth
+
+pytestmark = pytest.mark.browser
+
+# Before the page's own scripts: every game event the page's stream brings, in the order it
+# came (a capture listener on window hears it before penta.js on the document), and, where
+# the page says so, one change to lose as a lossy connection would.
+LISTEN = """
+window.heard = [];
+window.lost = [];
+window.addEventListener("htmx:sseOpen", () => { window.streaming = true; }, true);
+window.addEventListener("htmx:sseBeforeMessage", (event) => {
+  const type = event.detail.type;
+  if (type !== "update" && type !== "change") return;
+  const version = parseInt(event.detail.lastEventId, 10);
+  if (type === "change" && version === window.loseVersion) {
+    window.lost.push(version);
+    event.preventDefault();
+    event.stopImmediatePropagation();
+    return;
+  }
+  window.heard.push(version);
+}, true);
+"""
+
+
+def open_page(browser: Any, server: Server, game_id: str, token: str | None) -> Any:
+    """The game's page in a browser of its own, holding ``token``'s seat (None: watching)."""
+    context = browser.new_context()
+    if token is not None:
+        context.add_cookies(
+            [{"name": f"penta_seat_{game_id}", "value": token, "url": f"{server.url}/games/"}]
+        )
+    context.add_init_script(LISTEN)
+    page = context.new_page()
+    page.goto(f"{server.url}/games/{game_id}")
+    page.wait_for_function("() => window.streaming === true")
+    return page
+
+
+def play_fast(api: httpx.Client, game_id: str, tokens: list[str], turns: int) -> int:
+    """``turns`` turns as fast as the server answers: a roll, two rolls that hold, a box. The
+    version of the last."""
+    version = 0
+    for turn in range(turns):
+        token = auth(tokens[turn % len(tokens)])
+        for hold in (None, [0, 1], [0, 1, 2]):
+            body = {"hold": [] if hold is None else hold}
+            answer = api.post(f"/api/v1/games/{game_id}/roll", json=body, headers=token)
+            assert answer.status_code == 200, answer.text
+        box = next(iter(answer.json()["options"]))
+        answer = api.post(f"/api/v1/games/{game_id}/score", json={"box": box}, headers=token)
+        assert answer.status_code == 200, answer.text
+        version = answer.json()["version"]
+    return version
+
+
+def shown(page: Any) -> dict[str, Any]:
+    """What a page shows of the game: its version, the dice, each seat's total."""
+    return dict(
+        page.evaluate(
+            """() => ({
+      version: parseInt(document.getElementById("dice-tray").dataset.version, 10),
+      dice: [...document.querySelectorAll("#dice-tray [data-value]")].map(d => d.dataset.value),
+      totals: [...document.querySelectorAll("#scoresheet tr.total td")].map(td => td.innerText),
+    })"""
+        )
+    )
+
+
+def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resyncs(
+    browser: Any, server: Server
+) -> None:
+    with httpx.Client(base_url=server.url, timeout=10) as api:
+        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+        game_id, tokens = created["game"]["id"], [created["token"]]
+        for name in ("Bob", "Cy", "Di"):
+            joined = api.post(f"/api/v1/games/{game_id}/players", json={"name": name})
+            tokens.append(joined.json()["token"])
+        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(tokens[0])).json()
+        first = started["version"]
+        readers = [open_page(browser, server, game_id, token) for token in tokens[:3]]
+        readers.append(open_page(browser, server, game_id, None))
+        lossy = open_page(browser, server, game_id, None)
+        lossy.evaluate(f"() => {{ window.loseVersion = {first + 6}; }}")
+        resyncs: list[str] = []
+        lossy.on(
+            "request",
+            lambda request: resyncs.append(request.url) if "/board" in request.url else None,
+        )
+
+        last = play_fast(api, game_id, tokens, turns=8)  # 32 versions
+        game = api.get(f"/api/v1/games/{game_id}").json()
+    totals = [str(player["total"]) for player in game["players"]]
+    for page in [*readers, lossy]:
+        page.wait_for_function(
+            "last => parseInt(document.getElementById('dice-tray').dataset.version, 10) >= last",
+            arg=last,
+        )
+        assert shown(page)["totals"] == totals
+    for page in readers:
+        assert page.evaluate("() => window.heard") == list(range(first + 1, last + 1))
+        assert page.evaluate("() => window.lost") == []
+    # The lossy page lost a change; the next one found the gap and the board was fetched.
+    assert lossy.evaluate("() => window.lost") == [first + 6]
+    assert first + 6 not in lossy.evaluate("() => window.heard")
+    assert any(f"/games/{game_id}/board" in url for url in resyncs)
+    assert shown(lossy) == shown(readers[-1])
