@@ -7,6 +7,7 @@ The app is served by uvicorn in this process, so that its renderings can be coun
 from __future__ import annotations
 
 import asyncio
+import re
 import socket
 import threading
 import time
@@ -179,7 +180,7 @@ def test_a_version_is_rendered_once_per_language_and_a_hold_sends_only_the_dice(
                 assert data.startswith('<li id="die-0" data-live-part hx-swap-oob="true">')
                 assert data.count("<li ") == 1, "one die"
                 assert 'id="scoresheet"' not in data
-                assert len(data.encode()) < 1500, len(data.encode())
+                assert len(data.encode()) < 1024, len(data.encode())
                 whole = next(d for e, s, d in reader.events if (e, s) == ("update", version))
                 assert len(data) * 4 < len(whole)
             for reader in readers:
@@ -306,3 +307,43 @@ def test_a_moves_answer_and_the_bots_streams_share_one_encoding_of_its_version(
             data = next(line for line in lines if line.startswith("data: "))
         assert data == "data: " + rolled.text
         assert live.made["api"] - made == 1
+
+
+def test_a_roll_sends_the_tray_and_the_sheet_and_a_score_leaves_the_dices_seeds_out(
+    served: tuple[str, Any],
+) -> None:
+    """What a change carries (each fragment ``hx-swap-oob``): a roll changes the dice and the
+    boxes offered, nothing of the log, the status or the dice's seeds; a score the log too."""
+    url, _app = served
+    with httpx.Client(base_url=url, timeout=10) as client:
+        game_id, tokens, version = four_players(client)
+
+    async def scenario() -> list[tuple[str, int, str]]:
+        async with httpx.AsyncClient(base_url=url, timeout=10) as browsers:
+            spectator = Reader(browsers, game_id, {})
+            await spectator.open(version)
+            for path, body in (("roll", {"hold": []}), ("score", {"box": "chance"})):
+                answer = await browsers.post(
+                    f"/api/v1/games/{game_id}/{path}", json=body, headers=auth(tokens[0])
+                )
+                assert answer.status_code == 200, answer.text
+            await spectator.until(version + 2)
+            await spectator.close()
+            return spectator.events
+
+    events = asyncio.run(scenario())
+    whole, rolled, scored = events
+    assert (whole[0], rolled[:2], scored[:2]) == (
+        "update",
+        ("change", version + 1),
+        ("change", version + 2),
+    )
+
+    def fragments(data: str) -> list[str]:
+        return re.findall(r'id="([a-z-]+)"[^>]*hx-swap-oob', data)
+
+    assert fragments(rolled[2]) == ["dice-tray", "scoresheet"]
+    assert fragments(scored[2]) == ["dice-tray", "scoresheet", "activity", "activity-latest"]
+    # The offers make the sheet of a roll the largest of them, and still under the board's.
+    assert len(rolled[2].encode()) < 16_000, len(rolled[2].encode())
+    assert len(scored[2].encode()) < len(whole[2].encode())
