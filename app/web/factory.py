@@ -41,7 +41,6 @@ from app.web.plumbing.request_log import RequestLog
 from app.web.plumbing.server_setup import PentaApp, trusted_proxies
 from app.web.plumbing.shared_limits import SharedLimits
 from app.web.plumbing.stream_limits import StreamSlots
-from app.web.plumbing.templating import create_templates, render
 from app.web.routes import (
     api,
     events,
@@ -58,6 +57,7 @@ from app.web.routes import (
 )
 from app.web.routes.rules_page import router as rules_router
 from app.web.table_events import PresenceAnnouncer
+from app.web.templating import create_templates, render
 
 YOUNG_OBJECTS = 50_000
 """Objects that may be alive in the collector's youngest generation before it looks for

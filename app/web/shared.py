@@ -19,8 +19,8 @@ from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.deps import ServiceDep, TemplatesDep, seat_cookie
 from app.web.plumbing.hosts import base_url
-from app.web.plumbing.templating import render
 from app.web.schemas import ErrorOut
+from app.web.templating import render
 
 SEAT_COOKIE_MAX_AGE = 60 * 60 * 24 * 365
 ClientSeedField = Annotated[str, Form(max_length=200)]

@@ -20,7 +20,7 @@ from app.service.presence import TABLE_CHANGED, Presence, Table
 from app.service.reactions import Reaction
 from app.service.views import GameView
 from app.web.live import LiveViews, RenderingKey
-from app.web.plumbing.templating import render
+from app.web.templating import render
 
 _MAX_GAMES = 10_000
 MIN_PRESENCE_INTERVAL = 1.0

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from app import i18n
 from app.service.views import GameView
 from app.web.board_parts import SHARED_BOARD, BoardPart, board_context
-from app.web.plumbing.templating import render
+from app.web.templating import render
 from tests.scenarios import play_a_game
 
 

@@ -13,7 +13,7 @@ from app.service.games import GameService
 from app.store.cache import Snapshots
 from app.store.log import ACTIVITY_SIZE, ScoreEntry, score_entry
 from app.store.models import Reason
-from app.web.plumbing.templating import render
+from app.web.templating import render
 from tests.web.helpers import act, started_game
 
 

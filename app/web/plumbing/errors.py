@@ -16,7 +16,7 @@ from app.rules.refusals import english
 from app.service.errors import ServiceError
 from app.store.database import DatabaseBusyError
 from app.web.plumbing.middleware import API_PREFIX
-from app.web.plumbing.templating import render
+from app.web.templating import render
 
 FRAMEWORK_REFUSALS = {400: "malformed", 404: "page_not_found", 405: "method_not_allowed"}
 """The refusal shown to people for an HTTP error of the framework, by status (the API keeps

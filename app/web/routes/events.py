@@ -32,9 +32,9 @@ from app.web.live import LiveViews, RenderingKey
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import client_address
 from app.web.plumbing.stream_limits import StreamSlots
-from app.web.plumbing.templating import render
 from app.web.shared import hints_for
 from app.web.table_events import TableEvents
+from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
 

@@ -1,0 +1,170 @@
+"""Jinja2 templates with gettext: one environment per language, each of whose templates has
+the translation of every message written in it in place (a message from a variable, or a
+plural, is looked up as it renders, in the language of the context)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from fastapi.templating import Jinja2Templates
+from jinja2 import Environment, FileSystemLoader, Template, nodes
+from jinja2.ext import Extension
+from jinja2.lexer import TOKEN_DATA, Token, TokenStream
+from jinja2.visitor import NodeTransformer
+from markupsafe import Markup
+
+from app import __version__, i18n
+from app.rules import (
+    BOXES,
+    LOWER_BOXES,
+    MAX_ROLLS,
+    UPPER_BONUS,
+    UPPER_BONUS_THRESHOLD,
+    UPPER_BOXES,
+)
+from app.service.reactions import REACTIONS
+from app.settings import ROOT
+from app.web.assets import ASSETS
+from app.web.suggestion import suggest
+
+_LINE_BREAKS = re.compile(r"\s*\n\s*")
+
+
+class OneLine(Extension):
+    """Each line break of the templates' own HTML, with the indentation around it, becomes
+    one space as the template compiles (as HTML reads it): a rendering is one line, as a
+    server-sent event's ``data:`` wants it, with no work at each rendering. What a value
+    brings is left as it is; ``{% trans %}`` blocks are trimmed alike (the i18n policy)."""
+
+    def filter_stream(self, stream: TokenStream) -> Iterator[Token]:
+        for token in stream:
+            if token.type == TOKEN_DATA and "\n" in token.value:
+                token = Token(token.lineno, TOKEN_DATA, _LINE_BREAKS.sub(" ", token.value))
+            yield token
+
+
+class TranslatedInPlace(NodeTransformer):
+    """Writes the translation of each ``_("message")`` (and ``{% trans %}`` block) in place, as
+    the newstyle gettext of ``jinja2.ext.i18n`` would give it at every rendering: the message
+    marked safe, formatted with its keywords (escaped) or, without any, with none."""
+
+    def __init__(self, code: str) -> None:
+        self.translations = i18n.translations(code)
+
+    def visit_Call(self, call: nodes.Call) -> nodes.Node:
+        node = self.generic_visit(call)
+        if not (
+            isinstance(node, nodes.Call)
+            and isinstance(node.node, nodes.Name)
+            and node.node.name in ("_", "gettext")
+            and len(node.args) == 1
+            and isinstance(node.args[0], nodes.Const)
+            and isinstance(node.args[0].value, str)
+            and node.dyn_args is None
+            and node.dyn_kwargs is None
+        ):
+            return node
+        message = self.translations.ugettext(node.args[0].value)
+        if node.kwargs:
+            keywords = [
+                nodes.Pair(nodes.Const(keyword.key), keyword.value) for keyword in node.kwargs
+            ]
+            return nodes.Mod(nodes.MarkSafe(nodes.Const(message)), nodes.Dict(keywords))
+        try:  # the catalogs' messages are the templates' own text, trusted as they are
+            return nodes.MarkSafe(nodes.Const(str(Markup(message) % {})))  # noqa: S704
+        except (KeyError, TypeError, ValueError):
+            return node  # a message that wants keywords it is not given fails as it renders
+
+
+class LanguageEnvironment(Environment):
+    """An environment whose templates are compiled with one language's messages in place."""
+
+    def __init__(self, code: str, **options: Any) -> None:
+        super().__init__(**options)
+        self.in_place = TranslatedInPlace(code)
+
+    def compile(
+        self,
+        source: str | nodes.Template,
+        name: str | None = None,
+        filename: str | None = None,
+        raw: bool = False,
+        defer_init: bool = False,
+    ) -> Any:
+        if isinstance(source, str):
+            template: nodes.Template = self.in_place.visit(self.parse(source, name, filename))
+            template.set_environment(self)
+            source = template
+        # (raw is a bool here, where the overloads want a literal True or False.)
+        return super().compile(source, name, filename, raw, defer_init)  # type: ignore[call-overload]
+
+
+class Templates(Jinja2Templates):
+    """The templates of ``templates/``, one environment per language (``env`` is English's):
+    a template is taken from the environment of the language being served."""
+
+    def __init__(self, *, in_place: bool = True) -> None:
+        self.environments = {code: _environment(code, in_place) for code in i18n.LANGUAGES}
+        super().__init__(env=self.environments[i18n.DEFAULT_LANGUAGE])
+
+    def get_template(self, name: str) -> Template:
+        return self.environments[i18n.current_language().code].get_template(name)
+
+
+def create_templates(*, in_place: bool = True) -> Templates:
+    """The templates, autoescaped, with translation callables installed (``in_place``: each
+    environment writes its language's messages in place as it compiles a template)."""
+    return Templates(in_place=in_place)
+
+
+def _environment(code: str, in_place: bool) -> Environment:
+    """Each template is compiled once and kept: they are part of the release, so they are not
+    checked for changes on disk (``auto_reload``, on by default, made every rendering stat
+    each file it includes, 11 calls for a live board: 40 % of its time). After editing a
+    template, restart the server."""
+    options: dict[str, Any] = {
+        "loader": FileSystemLoader(ROOT / "templates"),
+        "auto_reload": False,
+        "extensions": ["jinja2.ext.i18n", OneLine],
+        "trim_blocks": True,
+        "lstrip_blocks": True,
+    }
+    environment = (
+        LanguageEnvironment(code, autoescape=True, **options)
+        if in_place
+        else Environment(autoescape=True, **options)
+    )
+    environment.install_gettext_callables(  # type: ignore[attr-defined]
+        i18n.gettext, i18n.ngettext, newstyle=True
+    )
+    # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
+    environment.policies["ext.i18n.trimmed"] = True
+    environment.globals.update(_globals())
+    return environment
+
+
+def _globals() -> dict[str, Any]:
+    return {
+        "penta_version": __version__,
+        "box_label": i18n.box_label,
+        "face_names": i18n.FACE_NAMES,
+        "languages": i18n.LANGUAGES,
+        "BOXES": BOXES,
+        "UPPER_BOXES": UPPER_BOXES,
+        "LOWER_BOXES": LOWER_BOXES,
+        "UPPER_BONUS": UPPER_BONUS,
+        "MAX_ROLLS": MAX_ROLLS,
+        # The key that chooses each box, down the sheet: A for Ones to M for Penta (R rolls).
+        "box_keys": {box: chr(ord("a") + index) for index, box in enumerate(BOXES)},
+        "UPPER_BONUS_THRESHOLD": UPPER_BONUS_THRESHOLD,
+        "reactions": REACTIONS,
+        "suggest": suggest,
+        "static": ASSETS.url,
+    }
+
+
+def render(templates: Jinja2Templates, name: str, **context: Any) -> str:
+    """``name`` rendered to a string in the current language."""
+    return templates.get_template(name).render(**context)

@@ -1,0 +1,84 @@
+"""The templates are compiled with each language's messages in place (app/web/templating.py):
+every page and live fragment reads byte for byte as it did when each message was looked up
+at every rendering, in all six languages."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import i18n
+from app.web.board_parts import BOARD, SHARED_BOARD, board_context
+from app.web.templating import Templates, create_templates, render
+from tests.scenarios import play_a_game
+from tests.web.helpers import auth
+
+
+def pages(client: TestClient) -> list[str]:
+    """Paths of pages of every kind: home, rules, a lobby, a game being played and over."""
+    waiting = client.post("/api/v1/games", json={"name": "Zoë <i>"}).json()["game"]["id"]
+    views = play_a_game(client, seed=3, turn_seconds=None)
+    finished = views[-1].id
+    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
+    playing, token = created["game"]["id"], created["token"]
+    client.post(f"/api/v1/games/{playing}/start", headers=auth(token))
+    client.post(f"/api/v1/games/{playing}/roll", json={"hold": []}, headers=auth(token))
+    return [
+        "/",
+        "/rules",
+        "/stats",
+        "/leaderboard",
+        "/me",
+        f"/games/{waiting}",
+        f"/games/{playing}",
+        f"/games/{playing}/board",
+        f"/games/{finished}",
+        f"/games/{finished}/review",
+    ]
+
+
+@pytest.mark.single_kind
+def test_every_page_reads_as_when_each_message_was_looked_up(client: TestClient) -> None:
+    app: Any = client.app
+    in_place: Templates = app.state.templates
+    looked_up = create_templates(in_place=False)
+    paths = pages(client)
+    for language in i18n.LANGUAGES:
+        client.cookies.set("penta_lang", language)
+        for path in paths:
+            app.state.templates = looked_up
+            expected = client.get(path)
+            app.state.templates = in_place
+            answer = client.get(path)
+            assert answer.status_code == expected.status_code == 200, (path, answer.status_code)
+            assert answer.text == expected.text, f"{path} in {language}"
+    app.state.templates = in_place
+
+
+@pytest.mark.single_kind
+def test_every_live_fragment_reads_as_when_each_message_was_looked_up(
+    client: TestClient,
+) -> None:
+    in_place: Templates = client.app.state.templates  # type: ignore[attr-defined]
+    looked_up = create_templates(in_place=False)
+    views = play_a_game(client, seed=4, turn_seconds=None)
+    for language in i18n.LANGUAGES:
+        for view in views[:: max(len(views) // 12, 1)]:
+            shared = view.is_playing
+            with i18n.language(language) as current:
+                context = board_context(
+                    view,
+                    lang=current,
+                    shared=shared,
+                    holder=None if shared else 0,
+                    moved=False,
+                    site="http://testserver",
+                    auto_seconds=3.0,
+                    hints=None,
+                )
+                for part in SHARED_BOARD if shared else BOARD:
+                    assert render(in_place, part.template, **context) == render(
+                        looked_up, part.template, **context
+                    ), f"{part.template} at version {view.version} in {language}"
