@@ -9,12 +9,12 @@ the rules' replay skips, so replay stays deterministic.
 from __future__ import annotations
 
 from datetime import timedelta
+from typing import Protocol
 
 from app.service.clock import as_utc, now
 from app.service.errors import ConflictError, ForbiddenError, InvalidError
 from app.service.games import GameService
 from app.service.measured import counted
-from app.service.presence import Presence
 from app.service.seats import seat_of
 from app.service.status import require_playing
 from app.service.views import GameView
@@ -22,10 +22,22 @@ from app.store.game_store import last_played, log_entry, newest_entry
 from app.store.models import ActionKind, GameRecord, GameStatus
 
 
+class SeatPresence(Protocol):
+    """Who has a game open (``app/live/presence.py``), as the hand-over asks it."""
+
+    absent_seconds: float
+
+    def absent_for(self, game_id: str, seat: int) -> float | None:
+        """Seconds since the seat last had the game open; None while it has."""
+
+    def others_known(self) -> bool:
+        """Whether the other workers' streams are known (else an absence may be theirs)."""
+
+
 class StandIns:
     """The computer standing in for absent players, decided from who has the game open."""
 
-    def __init__(self, games: GameService, presence: Presence) -> None:
+    def __init__(self, games: GameService, presence: SeatPresence) -> None:
         self.games = games
         self.presence = presence
 

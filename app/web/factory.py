@@ -12,14 +12,14 @@ from fastapi.responses import HTMLResponse
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import __version__
-from app.bus.wiring import make_bus
+from app.live.broker import Broker
+from app.live.bus.wiring import make_bus
+from app.live.presence import Presence
 from app.service.deadlines import Deadlines
 from app.service.dice import DiceSource, ScriptedDice, SecureDice
-from app.service.events import Broker
 from app.service.games import GameService
 from app.service.matching import QuickMatch
 from app.service.people import Players
-from app.service.presence import Presence
 from app.service.reactions import Reactions
 from app.service.retention import RetentionSweeper
 from app.service.runner import Scheduler

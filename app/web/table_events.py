@@ -15,8 +15,8 @@ from collections.abc import AsyncIterator
 from fastapi import Request
 
 from app import i18n
-from app.service.events import Broker
-from app.service.presence import TABLE_CHANGED, Presence, Table
+from app.live.broker import Broker
+from app.live.presence import TABLE_CHANGED, Presence, Table
 from app.service.reactions import Reaction
 from app.service.views import GameView
 from app.web.live import LiveViews, RenderingKey

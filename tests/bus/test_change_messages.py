@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from app.bus import messages
-from app.bus.redis_bus import RedisBus
+from app.live.broker import Broker
+from app.live.bus import messages
+from app.live.bus.redis_bus import RedisBus
 from app.rules import Game
-from app.service.events import Broker
 from app.store.rows import GameRow, SeatRow
 from app.store.snapshots import Appended, Snapshot
 

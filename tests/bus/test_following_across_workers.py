@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
-from app.service.events import Subscription
+from app.live.broker import Subscription
 from app.store.cache import CacheCounts
 from tests.redis_server import RedisServer
 from tests.web.helpers import act

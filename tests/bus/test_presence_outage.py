@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from app.service.presence import REMOTE_EXPIRE_SECONDS
+from app.live.presence import REMOTE_EXPIRE_SECONDS
 from tests.bus.test_bus_across_processes import wait_for_bus
 from tests.live.test_live_updates import api
 from tests.live.test_table_live import bearer, friends, wait_until

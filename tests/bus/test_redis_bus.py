@@ -10,14 +10,14 @@ import pytest
 from redis.asyncio import Redis
 from redis.asyncio.client import PubSub
 
-from app.bus import redis_bus
-from app.bus.redis_bus import (
+from app.live.broker import Broker
+from app.live.bus import redis_bus
+from app.live.bus.redis_bus import (
     RECONNECT_MAX_SECONDS,
     RECONNECT_MIN_SECONDS,
     RedisBus,
     reconnect_waits,
 )
-from app.service.events import Broker
 from tests.hardening.conftest import run_async
 from tests.redis_server import RedisServer
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from app.bus import messages
-from app.service.events import Broker
-from app.service.presence import Presence
-from app.service.presence_remote import RemotePresence
+from app.live.broker import Broker
+from app.live.bus import messages
+from app.live.presence import Presence
+from app.live.presence_remote import RemotePresence
 from app.service.reactions import Reaction
 from tests.bus.test_redis_bus import Versions, bus, until
 from tests.hardening.conftest import run_async

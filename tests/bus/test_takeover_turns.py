@@ -11,8 +11,8 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 from redis.asyncio import Redis
 
-from app.bus.redis_bus import RedisBus
-from app.service.events import Broker
+from app.live.broker import Broker
+from app.live.bus.redis_bus import RedisBus
 from app.service.runner import Scheduler
 from tests.bus.test_redis_bus import started, until
 from tests.hardening.conftest import run_async

@@ -10,7 +10,7 @@ from datetime import datetime
 import pytest
 from fastapi.testclient import TestClient
 
-from app.bus import messages
+from app.live.bus import messages
 from app.service.clock import as_utc
 from app.service.games import GameService
 from app.service.views import GameView

@@ -8,7 +8,7 @@ from typing import Any
 
 from anyio import to_thread
 
-from app.service.events import Broker
+from app.live.broker import Broker
 from app.service.games import GameService
 from app.service.views import GameView
 from app.settings import Settings

@@ -6,9 +6,9 @@ import asyncio
 
 import pytest
 
-from app.service import presence as presence_module
-from app.service.events import Broker
-from app.service.presence import TABLE_CHANGED, Presence, Table
+from app.live import presence as presence_module
+from app.live.broker import Broker
+from app.live.presence import TABLE_CHANGED, Presence, Table
 from app.web.table_events import PresenceAnnouncer
 from tests.hardening.conftest import run_async
 

@@ -22,8 +22,8 @@ from fastapi.templating import Jinja2Templates
 
 from app import i18n, metrics
 from app.analysis.advice import Advice
-from app.service.events import Broker
-from app.service.presence import Presence
+from app.live.broker import Broker
+from app.live.presence import Presence
 from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.board_parts import BOARD, LOBBY, SHARED_BOARD, board_context

@@ -20,7 +20,7 @@ from prometheus_client.exposition import CONTENT_TYPE_LATEST
 from prometheus_client.registry import Collector
 from starlette.exceptions import HTTPException
 
-from app.bus.local import Bus
+from app.live.bus.local import Bus
 from app.service.games import GameService
 from app.web.plumbing.hosts import METRICS_PATH
 

@@ -26,7 +26,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.service.presence_remote import RemotePresence
+from app.live.presence_remote import RemotePresence
 
 MAX_REMEMBERED = 20_000
 """Seats whose leaving time is kept; beyond, the oldest is forgotten (then timed from the

@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Iterable, Sequence
 from redis.asyncio.client import PubSub
 from redis.exceptions import RedisError
 
-from app.service.events import Broker
+from app.live.broker import Broker
 
 logger = logging.getLogger(__name__)
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.bus.local import Bus, LocalBus
-from app.bus.messages import ChangeMessage
-from app.bus.redis_bus import RedisBus
-from app.service.events import Broker
+from app.live.broker import Broker
+from app.live.bus.local import Bus, LocalBus
+from app.live.bus.messages import ChangeMessage
+from app.live.bus.redis_bus import RedisBus
 from app.service.games import GameService
 from app.settings import Settings
 from app.store.snapshots import Snapshot

@@ -2,11 +2,11 @@
 Redis pub/sub channel, which version it reached, and each passes that on to its own streams.
 
 A worker listens to the games its streams watch, and to those it writes beside another worker
-(:mod:`app.bus.subscriptions`). With nginx sending each game to one worker
+(:mod:`app.live.bus.subscriptions`). With nginx sending each game to one worker
 (``deploy/nginx.conf``), most games are heard by nobody.
 
 A move is told as what it changed (``change``: the row and seats after it without their
-secrets, and the log entries it appended, see :mod:`app.bus.messages`): a worker that keeps
+secrets, and the log entries it appended, see :mod:`app.live.bus.messages`): a worker that keeps
 the game at the version the move was written on brings its snapshot forward from that, keeps
 it and, if its streams watch the game, hands them the view, so neither they nor its next
 write of the game read the database. Any other change, or a worker keeping the game at
@@ -21,7 +21,7 @@ on its way reached nobody here), whenever the bus reconnects, and periodically (
 check is all the streams have). Publishing happens after the commit, never waits and never
 fails a move: a full outgoing queue drops the message and counts it.
 
-The bus's own channel carries who has which game open (see :mod:`app.bus.messages`): each
+The bus's own channel carries who has which game open (see :mod:`app.live.bus.messages`): each
 worker tells the others its streams of each seat, when their number changes and every
 ``heartbeat_seconds``; lost presence messages are made good by the next heartbeat. Reactions
 go on their game's channel, to the workers whose streams watch it; a lost reaction is lost
@@ -43,13 +43,13 @@ from anyio import to_thread
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from app.bus import messages
-from app.bus.subscriptions import GameChannels
-from app.service.events import Broker
+from app.live.broker import Broker
+from app.live.bus import messages
+from app.live.bus.subscriptions import GameChannels
 from app.service.reactions import Reaction
 
 if TYPE_CHECKING:
-    from app.service.presence import Presence
+    from app.live.presence import Presence
     from app.service.views import GameView
     from app.store.snapshots import Snapshot
 

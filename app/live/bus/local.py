@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Protocol
 
-from app.service.events import Broker
+from app.live.broker import Broker
 
 if TYPE_CHECKING:
-    from app.service.presence import Presence
+    from app.live.presence import Presence
     from app.service.views import GameView
 
 

@@ -6,7 +6,7 @@ worker for each (game, seat) with the moment it was heard (on this worker's own 
 no two clocks are compared). A word not repeated for ``expire_seconds`` (about three
 heartbeats) no longer counts: a worker that crashed, or a Redis that went away, cannot keep a
 seat present forever; each worker then judges from its own streams and what it still knows.
-Not thread-safe on its own: :class:`app.service.presence.Presence` holds it under its lock.
+Not thread-safe on its own: :class:`app.live.presence.Presence` holds it under its lock.
 """
 
 from __future__ import annotations
