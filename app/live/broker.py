@@ -157,7 +157,11 @@ class Broker:
             subscriptions = list(self._subscriptions.get(game_id, ()))
             if subscriptions and version > self._heard.get(game_id, (0, 0.0))[0]:
                 self._heard[game_id] = (version, time.perf_counter())
+        here = _running_loop()
         for subscription in subscriptions:
+            if subscription.loop is here:  # a move played on the loop: no wake-up to send
+                subscription.notify(version, view)
+                continue
             try:
                 subscription.loop.call_soon_threadsafe(subscription.notify, version, view)
             except RuntimeError:  # that loop has closed: the subscriber is gone
@@ -173,8 +177,20 @@ class Broker:
         """Send ``signal`` (hashable) to every subscriber of ``game_id``; safe from any thread."""
         with self._lock:
             subscriptions = list(self._subscriptions.get(game_id, ()))
+        here = _running_loop()
         for subscription in subscriptions:
+            if subscription.loop is here:
+                subscription.signal(signal)
+                continue
             try:
                 subscription.loop.call_soon_threadsafe(subscription.signal, signal)
             except RuntimeError:
                 self.unsubscribe(subscription)
+
+
+def _running_loop() -> asyncio.AbstractEventLoop | None:
+    """The event loop running in this thread, if any (a publisher may be any thread)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:
+        return None
