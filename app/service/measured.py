@@ -25,7 +25,7 @@ def outcome_of(error: BaseException) -> tuple[str, str]:
 def measured(kind: str, action: Callable[P, R]) -> Callable[P, R]:
     """``action``, counted in :data:`ACTIONS` and timed in :data:`ACTION_SECONDS` as
     ``kind``. A change the store refused on the event loop without waiting is not counted:
-    it is made again in a thread (:func:`app.web.plumbing.patience.patiently`), and counted
+    it is made again in a thread (:func:`app.store.patience.patiently`), and counted
     there, ``busy`` if it still could not be made."""
     timer = ACTION_SECONDS.labels(kind)
     succeeded = ACTIONS.labels(kind, "ok", "")

@@ -32,6 +32,7 @@ from anyio import to_thread
 from app.service.errors import ServiceError
 from app.service.games import GameService
 from app.store.database import DatabaseBusyError
+from app.store.patience import patiently
 
 BUSY_RETRY_SECONDS = 1.0
 
@@ -153,13 +154,10 @@ class Scheduler:
 
     async def _step(self, game_id: str) -> None:
         try:
-            try:
-                # On the loop, as the routes' moves: a step is a fraction of a millisecond.
-                due = self.service.play_due(game_id)
-            except DatabaseBusyError:
-                # The database cannot be written without waiting (a lock held elsewhere, or
-                # a shared database, where every statement is a round trip): in a thread.
-                due = await to_thread.run_sync(self.service.play_due, game_id)
+            # On the loop, as the routes' moves (a step is a fraction of a millisecond); in a
+            # thread where the database cannot be written without waiting (a lock held by
+            # another process, or a shared database, where every statement is a round trip).
+            due = await patiently(lambda: self.service.play_due(game_id))
         except ServiceError:
             return
         except DatabaseBusyError:  # still held after waiting: try again soon

@@ -57,6 +57,16 @@ class DatabaseBusyError(Exception):
     the caller may not wait for it: nothing was read or changed."""
 
 
+class HeldInProcess(DatabaseBusyError):
+    """A thread of this process holds the write lock (a change waiting out another process,
+    the checkpointer): the event loop may await :meth:`Database.released` and try again on
+    the loop, instead of queueing in a thread behind it."""
+
+    def __init__(self, database: Database) -> None:
+        super().__init__("another change of this process holds the database")
+        self.database = database
+
+
 def on_event_loop() -> bool:
     """Whether the calling thread is running an asyncio event loop (which must never wait)."""
     try:
@@ -152,6 +162,9 @@ class Database:
                 isolation_level="READ COMMITTED"
             )
         self._write_lock = threading.Lock()
+        self._loop_waiters: list[tuple[asyncio.AbstractEventLoop, asyncio.Future[None]]] = []
+        """Event loops' changes waiting for a thread of this process to let the lock go."""
+        self._waiters_lock = threading.Lock()
         self._mover: Connection | None = None
         """The connection of every write transaction (SQLite: only one is ever open)."""
         self._mover_timeout_ms: int | None = None
@@ -215,7 +228,9 @@ class Database:
         patient = not on_event_loop()
         started = time.perf_counter()
         if not self._write_lock.acquire(timeout=self.wait_seconds if patient else 0):
-            raise DatabaseBusyError("another change holds the database")
+            if patient:
+                raise DatabaseBusyError("another change holds the database")
+            raise HeldInProcess(self)
         DATABASE_WAIT.observe(time.perf_counter() - started)
         try:
             if self._mover is None or self._mover.closed:
@@ -232,7 +247,32 @@ class Database:
                 raise
             self._failure = None
         finally:
-            self._write_lock.release()
+            self._release()
+
+    def _release(self) -> None:
+        """Let the write lock go, and wake the loops' changes waiting for it."""
+        self._write_lock.release()
+        if self._loop_waiters:
+            with self._waiters_lock:
+                waiters, self._loop_waiters = self._loop_waiters, []
+            for loop, future in waiters:
+                if not loop.is_closed():
+                    loop.call_soon_threadsafe(_wake, future)
+
+    async def released(self, timeout: float) -> bool:
+        """On an event loop: wait, without a thread, until the write lock is free (at most
+        ``timeout`` seconds). Whether it is, for the loop to try its change again."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[None] = loop.create_future()
+        with self._waiters_lock:
+            self._loop_waiters.append((loop, future))
+        if not self._write_lock.locked():  # let go before we were listed: no wake-up comes
+            _wake(future)
+        try:
+            await asyncio.wait_for(future, timeout)
+        except TimeoutError:
+            return False
+        return True
 
     def _set_timeout(self, connection: Connection, milliseconds: int) -> None:
         """Set the mover's busy timeout (on the driver's connection: outside a transaction,
@@ -342,7 +382,7 @@ class Database:
             with self.engine.connect() as connection:
                 connection.exec_driver_sql("PRAGMA wal_checkpoint(TRUNCATE)")
         finally:
-            self._write_lock.release()
+            self._release()
 
     def dispose(self) -> None:
         """Stop the checkpointer; close every connection, the pooled ones and the moves' one."""
@@ -358,6 +398,11 @@ class Database:
         if self._in_use is not None:
             self._in_use.release()
             self._in_use = None
+
+
+def _wake(future: asyncio.Future[None]) -> None:
+    if not future.done():
+        future.set_result(None)
 
 
 def _configure_postgresql(engine: Engine, *, lock_timeout_ms: int) -> None:

@@ -13,12 +13,12 @@ from app import __version__
 from app.service.errors import ForbiddenError
 from app.service.play import Expect
 from app.service.views import GameView
+from app.store.patience import patiently
 from app.web import identity
 from app.web.deps import BearerDep, ServiceDep
 from app.web.live import LiveViews
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit, JoinLimit
-from app.web.plumbing.patience import patiently
 from app.web.schemas import (
     AdviceOut,
     BoxAdvice,

@@ -13,12 +13,12 @@ from app.service.errors import ServiceError
 from app.service.fairness import client_seed as valid_client_seed
 from app.service.play import Expect
 from app.service.seats import resume_token
+from app.store.patience import patiently
 from app.web import identity
 from app.web.deps import CsrfDep, ServiceDep, SettingsDep, TemplatesDep, seat_cookie
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit
 from app.web.plumbing.middleware import LANGUAGE_COOKIE
-from app.web.plumbing.patience import patiently
 from app.web.shared import (
     SEAT_COOKIE_MAX_AGE,
     BoardDep,

@@ -14,8 +14,8 @@ from pydantic import BaseModel, Field
 
 from app.service.reactions import REACTIONS, Reactions
 from app.service.stand_in import StandIns
+from app.store.patience import patiently
 from app.web.deps import BearerDep, CsrfDep
-from app.web.plumbing.patience import patiently
 from app.web.schemas import ErrorOut, GameOut
 from app.web.shared import BoardDep
 
