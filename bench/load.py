@@ -375,11 +375,14 @@ def report(
         for pace in paces:
             pairs = list(zip(results["penta", pace], results["before", pace], strict=True))
             ratios = [_cpu_per_action(now) / _cpu_per_action(then) for now, then in pairs]
+            before_p99 = [then.percentile(0.99) for _, then in pairs]
             print(
                 f"{pace}: CPU per action, this checkout / {arguments.compare_with}, round by "
                 "round "
                 + " ".join(f"{ratio:.2f}" for ratio in ratios)
-                + f", median {_median(ratios):.2f}"
+                + f", median {_median(ratios):.2f}; its p99 ms "
+                + " ".join(f"{value:.1f}" for value in before_p99)
+                + f", median {_median(before_p99):.1f}"
             )
 
 

@@ -5,7 +5,12 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
+import pytest
+from sqlalchemy import event
+
+from app.store import database as database_module
 from app.store.database import Database
 from app.store.models import GameRecord, PlayerRecord
 from app.store.rows import GAME_COLUMNS, SEAT_COLUMNS
@@ -54,3 +59,42 @@ def test_without_the_checkpointer_the_commits_checkpoint_as_sqlite_does(tmp_path
 def test_the_rows_in_memory_have_exactly_the_tables_columns() -> None:
     assert tuple(column.key for column in GameRecord.__table__.columns) == GAME_COLUMNS
     assert tuple(column.key for column in PlayerRecord.__table__.columns) == SEAT_COLUMNS
+
+
+def test_a_long_log_is_copied_passively_first_and_emptied_behind_the_lock_after(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = tmp_path / "penta.db"
+    database = Database(f"sqlite:///{path}")
+    database.start_checkpoints(every=3600)  # the commits leave the log to checkpoint()
+    monkeypatch.setattr(database_module, "WAL_RESET_BYTES", 64 * 1024)
+    checkpoints: list[tuple[str, bool, int]] = []
+
+    @event.listens_for(database.engine, "after_cursor_execute")
+    def seen(_connection: Any, cursor: Any, statement: str, *_: Any) -> None:
+        if "wal_checkpoint" in statement:
+            # (mode, whether changes were held off, frames the call copied beyond the first)
+            _busy, _log, copied = cursor.fetchone()
+            checkpoints.append((statement, database._write_lock.locked(), copied))
+
+    try:
+        with database.write_connection() as connection:
+            connection.exec_driver_sql("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB)")
+            for _ in range(100):
+                connection.exec_driver_sql("INSERT INTO t (v) VALUES (?)", (b"x" * 2000,))
+        assert database.wal_bytes() > 64 * 1024
+        database.checkpoint()
+        # The copying is done while changes go on; behind the lock only the emptying.
+        assert [(statement, locked) for statement, locked, _ in checkpoints] == [
+            ("PRAGMA wal_checkpoint(PASSIVE)", False),
+            ("PRAGMA wal_checkpoint(TRUNCATE)", True),
+        ]
+        assert checkpoints[0][2] > 0
+        assert database.wal_bytes() == 0
+        checkpoints.clear()
+        database.checkpoint()  # a short log: passive only, nobody held off
+        assert [(statement, locked) for statement, locked, _ in checkpoints] == [
+            ("PRAGMA wal_checkpoint(PASSIVE)", False)
+        ]
+    finally:
+        database.dispose()
