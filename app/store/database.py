@@ -8,6 +8,7 @@ on its row (see :mod:`app.store.snapshots`), each connection with a lock timeout
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import os
 import threading
@@ -256,7 +257,7 @@ class Database:
             with self._waiters_lock:
                 waiters, self._loop_waiters = self._loop_waiters, []
             for loop, future in waiters:
-                if not loop.is_closed():
+                with contextlib.suppress(RuntimeError):  # a loop closed meanwhile: nobody waits
                     loop.call_soon_threadsafe(_wake, future)
 
     async def released(self, timeout: float) -> bool:

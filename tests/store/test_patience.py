@@ -102,12 +102,19 @@ def test_a_move_goes_to_a_thread_when_this_process_holds_the_lock_past_the_wait(
         database.dispose()
 
 
-def test_a_wait_on_the_loop_ends_at_its_timeout(database: Database) -> None:
+def test_a_wait_on_the_loop_ends_at_its_timeout_and_its_closed_loop_is_not_woken(
+    database: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    errors: list[BaseException | None] = []
+    monkeypatch.setattr(threading, "excepthook", lambda hook: errors.append(hook.exc_value))
     release = threading.Event()
     holder = _hold_in_a_thread(database, release)
     try:
+        # The loop stops waiting, and is closed, while the thread still holds the lock.
         assert asyncio.run(database.released(0.05)) is False
     finally:
         release.set()
         holder.join()
+    assert errors == []  # the holder let go without tripping over the closed loop
+    assert database._loop_waiters == []
     assert asyncio.run(database.released(0.05)) is True
