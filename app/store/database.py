@@ -262,7 +262,10 @@ class Database:
 
     async def released(self, timeout: float) -> bool:
         """On an event loop: wait, without a thread, until the write lock is free (at most
-        ``timeout`` seconds). Whether it is, for the loop to try its change again."""
+        ``timeout`` seconds). Whether it is, for the loop to try its change again. The wait is
+        observed in ``penta_database_wait_seconds`` (as one more wait: the change's own
+        acquiring of the lock, right after, is observed too)."""
+        started = time.perf_counter()
         loop = asyncio.get_running_loop()
         future: asyncio.Future[None] = loop.create_future()
         with self._waiters_lock:
@@ -273,6 +276,8 @@ class Database:
             await asyncio.wait_for(future, timeout)
         except TimeoutError:
             return False
+        finally:
+            DATABASE_WAIT.observe(time.perf_counter() - started)
         return True
 
     def _set_timeout(self, connection: Connection, milliseconds: int) -> None:

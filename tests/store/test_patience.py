@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 
 from app.store.database import Database, HeldInProcess
 from app.store.patience import patiently
@@ -49,6 +50,7 @@ def _move(database: Database) -> int:
 def test_moves_behind_a_thread_of_this_process_wait_on_the_loop_and_are_made_there(
     database: Database,
 ) -> None:
+    waited = REGISTRY.get_sample_value("penta_database_wait_seconds_sum") or 0.0
     release = threading.Event()
     holder = _hold_in_a_thread(database, release)
 
@@ -68,6 +70,8 @@ def test_moves_behind_a_thread_of_this_process_wait_on_the_loop_and_are_made_the
     assert threads == [loop_thread] * 20
     with database.read_connection() as connection:
         assert connection.exec_driver_sql("SELECT count(*) FROM moves").scalar() == 20
+    # The operators see the wait: 20 moves each waited most of the 50 ms the holder kept on.
+    assert (REGISTRY.get_sample_value("penta_database_wait_seconds_sum") or 0.0) - waited >= 0.5
 
 
 def test_a_move_goes_to_a_thread_when_this_process_holds_the_lock_past_the_wait(
