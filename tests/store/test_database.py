@@ -73,7 +73,7 @@ def test_a_long_log_is_copied_passively_first_and_emptied_behind_the_lock_after(
     @event.listens_for(database.engine, "after_cursor_execute")
     def seen(_connection: Any, cursor: Any, statement: str, *_: Any) -> None:
         if "wal_checkpoint" in statement:
-            # (mode, whether changes were held off, frames the call copied beyond the first)
+            # (mode, whether changes were held off, frames of the log checkpointed)
             _busy, _log, copied = cursor.fetchone()
             checkpoints.append((statement, database._write_lock.locked(), copied))
 

@@ -75,11 +75,9 @@ def test_moves_behind_a_thread_of_this_process_wait_on_the_loop_and_are_made_the
 
 
 def test_a_move_goes_to_a_thread_when_this_process_holds_the_lock_past_the_wait(
-    tmp_path: Path,
+    database: Database,
 ) -> None:
-    database = Database(f"sqlite:///{tmp_path / 'penta.db'}", wait_seconds=0.3)
-    with database.write_connection() as connection:
-        connection.exec_driver_sql("CREATE TABLE moves (id INTEGER PRIMARY KEY, thread INTEGER)")
+    database.wait_seconds = 0.3
     release = threading.Event()
     holder = _hold_in_a_thread(database, release)
     in_a_thread = threading.Event()
@@ -103,7 +101,6 @@ def test_a_move_goes_to_a_thread_when_this_process_holds_the_lock_past_the_wait(
     finally:
         release.set()
         holder.join()
-        database.dispose()
 
 
 def test_a_wait_on_the_loop_ends_at_its_timeout_and_its_closed_loop_is_not_woken(
