@@ -118,3 +118,45 @@ def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resync
     assert first + 6 not in lossy.evaluate("() => window.heard")
     assert any(f"/games/{game_id}/board" in url for url in resyncs)
     assert shown(lossy) == shown(readers[-1])
+
+
+def test_a_hold_answered_after_its_echo_leaves_one_tray(browser: Any, server: Server) -> None:
+    """The stream's change of a hold swaps in that die alone, its form with it: the hold's
+    answer, coming after, still replaces the tray (not nested inside it, which a form that
+    inherits its swap from the tray would do once it is no longer in the page)."""
+    with httpx.Client(base_url=server.url, timeout=10) as api:
+        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+        game_id, token = created["game"]["id"], created["token"]
+        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+    page = open_page(browser, server, game_id, token)
+    page.locator("#dice-tray button.roll").click()  # the stream renders its change too
+    rolled = started["version"] + 1
+    page.wait_for_function("v => window.heard.includes(v)", arg=rolled)
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    answers: list[tuple[Any, Any]] = []
+
+    def hold_back(route: Any) -> None:
+        answers.append((route, route.fetch()))  # applied on the server, kept from the page
+
+    page.route(f"**/games/{game_id}/dice/*", hold_back)
+    tray = page.evaluate_handle("() => document.getElementById('dice-tray')")
+    page.locator("#die-0 button.die").click()
+    page.wait_for_function("v => window.heard.includes(v)", arg=rolled + 1)
+    page.locator("#die-0 button.die.held").wait_for()
+    # The echo was a change of that die alone: the tray the hold was sent from is in place.
+    assert page.evaluate("tray => tray === document.getElementById('dice-tray')", tray)
+    (route, answer), *others = answers
+    assert others == []
+    route.fulfill(response=answer)
+    # Swapped in: in the tray's place, or (the fault) inside it.
+    page.wait_for_function(
+        "tray => !tray.isConnected || document.querySelectorAll('#dice-tray').length > 1",
+        arg=tray,
+    )
+    page.wait_for_function("() => !document.querySelector('.htmx-settling')")
+    assert not page.evaluate("tray => tray.isConnected", tray), "the answer went inside the tray"
+    trays = page.evaluate(
+        """() => [...document.querySelectorAll("#dice-tray")].map(
+            tray => [tray.parentElement.className, tray.dataset.version])"""
+    )
+    assert trays == [["play-area", str(rolled + 1)]]
