@@ -38,7 +38,14 @@ async def _fire(
 
 
 def _limits() -> httpx.Limits:
-    return httpx.Limits(max_connections=COPIES, max_keepalive_connections=COPIES)
+    # A connection idle for the server's keep-alive (uvicorn's 5 s) is closed by the server,
+    # and one reused just as that happens fails with a ReadError: the likely cause of the one
+    # seen in CI on PostgreSQL under load, where a round's slowest copy can take that long
+    # while the quick ones' connections wait. The client lets go first (a browser would retry
+    # instead): these tests are about the copies, not about idle connections.
+    return httpx.Limits(
+        max_connections=COPIES, max_keepalive_connections=COPIES, keepalive_expiry=1.0
+    )
 
 
 async def _warm_up(client: httpx.AsyncClient) -> None:
