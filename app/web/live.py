@@ -28,28 +28,47 @@ two of each kind (the change is against the one before), and a reader behind by 
 versions those too: this holds that for several hundred games watched at once."""
 
 
-# Within a fragment, the elements marked ``data-live-part`` (the dice) are parts of their own:
-# where nothing else in the fragment changed but its version, a change sends only them. They
-# hold no element of their own kind (a die's <li> holds no <li>).
-_LIVE_PART = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part>.*?</\1>')
+# Within a fragment, the elements marked ``data-live-part`` (the dice, the sheet's rows) are
+# parts of their own: where nothing else in the fragment changed but its version, a change
+# sends only the parts that differ. They hold no element of their own kind (a die's <li> holds
+# no <li>), and ``data-live-part`` follows their id.
+_LIVE_PART = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part[ >].*?</\1>')
 _VERSION = re.compile(r' data-version="\d+"')
 
 
-def _skeleton(fragment: str) -> str:
-    """The fragment without its version and with its parts emptied."""
-    return _VERSION.sub("", _LIVE_PART.sub(lambda found: found.group(2), fragment))
+class _Split:
+    """A fragment seen as its parts (by id) and the rest (its skeleton: the parts emptied,
+    the version left out), made once per rendering and fragment."""
+
+    __slots__ = ("parts", "skeleton")
+
+    def __init__(self, fragment: str) -> None:
+        self.parts: dict[str, str] = {}
+        pieces: list[str] = []
+        end = 0
+        for found in _LIVE_PART.finditer(fragment):
+            self.parts[found.group(2)] = found.group(0)
+            pieces += (fragment[end : found.start()], found.group(2))
+            end = found.end()
+        pieces.append(fragment[end:])
+        self.skeleton = _VERSION.sub("", "".join(pieces))
 
 
-def _changed(part: str, old: str) -> str:
-    """What a change sends of a fragment that differs from ``old``: the whole fragment,
-    or only its parts that differ (each swapped out of band) when nothing else did."""
-    if _skeleton(part) != _skeleton(old):
-        return part
-    before = {found.group(2): found.group(0) for found in _LIVE_PART.finditer(old)}
+def _out_of_band(part: str) -> str:
+    """A part as a change sends it, swapped by its id; a table row in a <template>, which is
+    where HTML parses a row standing alone (htmx swaps what a template holds)."""
+    marked = part.replace(" data-live-part", ' data-live-part hx-swap-oob="true"', 1)
+    return f"<template>{marked}</template>" if part.startswith("<tr") else marked
+
+
+def _changed(rendering: Rendering, before: Rendering, index: int) -> str:
+    """What a change sends of fragment ``index``, which differs from the version before's:
+    the whole fragment, or only its parts that differ when nothing else did."""
+    new, old = rendering.split(index), before.split(index)
+    if new.skeleton != old.skeleton:
+        return rendering.parts[index]
     return "".join(
-        found.group(0).replace(" data-live-part>", ' data-live-part hx-swap-oob="true">', 1)
-        for found in _LIVE_PART.finditer(part)
-        if before.get(found.group(2)) != found.group(0)
+        _out_of_band(part) for key, part in new.parts.items() if old.parts.get(key) != part
     )
 
 
@@ -67,7 +86,7 @@ class RenderingKey:
 class Rendering:
     """One version rendered for one kind: its fragments and its whole event, encoded."""
 
-    __slots__ = ("change", "event", "parts", "shows")
+    __slots__ = ("_splits", "change", "event", "parts", "shows")
 
     def __init__(
         self, parts: tuple[str, ...], event: str, shows: tuple[Hashable, ...] = ()
@@ -78,6 +97,17 @@ class Rendering:
         """What of the game each part shows (None: not said, made again each version)."""
         self.change: str | None = None
         """The event from the version before to this one, once a reader has needed it."""
+        self._splits: dict[int, _Split] = {}
+
+    def split(self, index: int) -> _Split:
+        """Fragment ``index`` as its parts and its skeleton (made once)."""
+        split = self._splits.get(index)
+        if split is None:
+            split = self._splits[index] = _Split(self.parts[index])
+        return split
+
+    def forget_splits(self) -> None:
+        self._splits.clear()
 
 
 class LiveViews:
@@ -184,11 +214,12 @@ class LiveViews:
             if before is None or len(before.parts) != len(rendering.parts):
                 return None
             changed = "".join(
-                _changed(part, old)
-                for part, old in zip(rendering.parts, before.parts, strict=True)
+                _changed(rendering, before, index)
+                for index, (part, old) in enumerate(zip(rendering.parts, before.parts, strict=True))
                 if part != old
             )
             rendering.change = sse("change", key.version, changed)
+            before.forget_splits()  # the next change is against this rendering
         return rendering.change
 
     def forget(self, game_id: str) -> None:

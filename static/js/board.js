@@ -145,6 +145,9 @@
       tumble(tray);
     }
     var sheet = content.id === "scoresheet" ? content : content.querySelector("#scoresheet");
+    if (!sheet && content.id === "sheet-upper-bonus") {
+      sheet = content.closest("#scoresheet"); // a change may swap in that row alone
+    }
     if (sheet) {
       celebrateBonus(sheet);
     }

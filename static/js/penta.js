@@ -165,7 +165,8 @@
     each("[data-mark-seat]", function (element) {
       element.classList.toggle(element.dataset.mark, element.dataset.markSeat === seat);
     });
-    each("#scoresheet th.player[data-seat]", function (element) {
+    // The sheet's header: swapped in with the whole sheet, or as a row of its own.
+    each("th.player[data-seat]", function (element) {
       element.classList.toggle("me", element.dataset.seat === seat);
     });
   }

@@ -80,6 +80,21 @@ def shown(page: Any) -> dict[str, Any]:
     )
 
 
+def sheet(page: Any) -> list[Any]:
+    """The scoresheet as a person sees it, row by row: its classes, its text (what is hidden
+    is not in it) and the boxes one may choose."""
+    return list(
+        page.evaluate(
+            """() => [...document.querySelectorAll("#scoresheet tr")].map(tr => [
+      tr.id,
+      [...tr.classList].filter(name => !name.startsWith("htmx-")).join(" "),
+      tr.innerText,
+      [...tr.querySelectorAll("input[name=box]")].filter(input => input.offsetParent).length,
+    ])"""
+        )
+    )
+
+
 def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resyncs(
     browser: Any, server: Server
 ) -> None:
@@ -101,7 +116,12 @@ def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resync
             lambda request: resyncs.append(request.url) if "/board" in request.url else None,
         )
 
-        last = play_fast(api, game_id, tokens, turns=8)  # 32 versions
+        play_fast(api, game_id, tokens, turns=8)  # 32 versions
+        # And Ann's first roll of her ninth turn: her boxes are offered.
+        rolled = api.post(
+            f"/api/v1/games/{game_id}/roll", json={"hold": []}, headers=auth(tokens[0])
+        )
+        last = rolled.json()["version"]
         game = api.get(f"/api/v1/games/{game_id}").json()
     totals = [str(player["total"]) for player in game["players"]]
     for page in [*readers, lossy]:
@@ -118,6 +138,13 @@ def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resync
     assert first + 6 not in lossy.evaluate("() => window.heard")
     assert any(f"/games/{game_id}/board" in url for url in resyncs)
     assert shown(lossy) == shown(readers[-1])
+    # The sheet's rows were swapped in one by one as they changed: each page shows what the
+    # page loaded afresh shows its seat (the mover the boxes to choose, the others the offers).
+    for page, token in zip(readers, [*tokens[:3], None], strict=True):
+        fresh = open_page(browser, server, game_id, token)
+        rows = sheet(page)
+        assert rows == sheet(fresh)
+        assert sum(row[3] for row in rows) == (len(game["options"]) if token == tokens[0] else 0)
 
 
 def test_a_hold_answered_after_its_echo_leaves_one_tray(browser: Any, server: Server) -> None:

@@ -13,7 +13,9 @@ from app.web.plumbing.middleware import LANGUAGE_COOKIE
 from tests.i18n.pages import in_language, new_game, text_of
 
 RULES_BOX = re.compile(r'<span class="box-name" data-box="(\w+)">([^<]*)</span>')
-SHEET_BOX = re.compile(r'<tr data-box="(\w+)">\s*<th scope="row">([^<]*)</th>')
+SHEET_BOX = re.compile(
+    r'<tr id="sheet-\w+" data-live-part data-box="(\w+)">\s*<th scope="row">([^<]*)</th>'
+)
 
 # The names of the reference texts, their slips fixed: one name per box, never two boxes alike.
 BOX_NAMES = {

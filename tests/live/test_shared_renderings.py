@@ -19,6 +19,7 @@ import httpx
 import pytest
 import uvicorn
 
+from app.rules import LOWER_BOXES, UPPER_BOXES
 from app.settings import Settings
 from app.store.migrate import upgrade
 from app.web.factory import create_app
@@ -340,10 +341,24 @@ def test_a_roll_sends_the_tray_and_the_sheet_and_a_score_leaves_the_dices_seeds_
     )
 
     def fragments(data: str) -> list[str]:
-        return re.findall(r'id="([a-z-]+)"[^>]*hx-swap-oob', data)
+        return re.findall(r'id="([a-z_-]+)"[^>]*hx-swap-oob', data)
 
-    assert fragments(rolled[2]) == ["dice-tray", "scoresheet"]
-    assert fragments(scored[2]) == ["dice-tray", "scoresheet", "activity", "activity-latest"]
-    # The offers make the sheet of a roll the largest of them, and still under the board's.
+    boxes = [f"sheet-{box.value}" for box in (*UPPER_BOXES, *LOWER_BOXES)]
+    # The sheet's rows are parts of their own: a change sends the rows that differ (each in
+    # a <template>, where HTML parses a row standing alone), never the whole sheet, whose
+    # frame does not change with a move.
+    assert fragments(rolled[2]) == ["dice-tray", "sheet-turn", *boxes], "the offers, row by row"
+    assert fragments(scored[2]) == [
+        "dice-tray",
+        "sheet-turn",
+        "sheet-head",  # whose turn it is
+        *boxes,  # the offers gone, and chance scored
+        "sheet-total",  # not the upper subtotal, its bonus or the Penta bonus
+        "activity",
+        "activity-latest",
+    ]
+    for change in (rolled[2], scored[2]):
+        assert 'id="scoresheet"' not in change
+        assert change.count('<template><tr id="sheet-') == change.count("<tr ")
     assert len(rolled[2].encode()) < 16_000, len(rolled[2].encode())
     assert len(scored[2].encode()) < len(whole[2].encode())
