@@ -144,12 +144,13 @@ class GameView:
     def is_abandoned(self) -> bool:
         return self.status == GameStatus.ABANDONED
 
-    @property
+    @cached_property
     def turn(self) -> int | None:
-        """The seat to move, or None unless the game is being played."""
+        """The seat to move, or None unless the game is being played (kept: a scoresheet
+        asks for it in each of its cells)."""
         return self.state.seat if self.is_playing else None
 
-    @property
+    @cached_property
     def current_player(self) -> PlayerView | None:
         return None if self.turn is None else self.players[self.turn]
 
