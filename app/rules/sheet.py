@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from app.rules.boxes import (
     BOXES,
@@ -89,22 +90,22 @@ class Scoresheet:
         """Whether every box holds a score: the player has played all 13 rounds."""
         return self.used_count == len(BOXES)
 
-    @property
+    @cached_property
     def upper_subtotal(self) -> int:
         """The sum of Ones to Sixes."""
         return sum(self[box] or 0 for box in UPPER_BOXES)
 
-    @property
+    @cached_property
     def upper_bonus(self) -> int:
         """35 once the upper subtotal reaches 63, else 0."""
         return UPPER_BONUS if self.upper_subtotal >= UPPER_BONUS_THRESHOLD else 0
 
-    @property
+    @cached_property
     def lower_total(self) -> int:
         """The sum of Three of a kind to Penta."""
         return sum(self[box] or 0 for box in LOWER_BOXES)
 
-    @property
+    @cached_property
     def total(self) -> int:
         """Upper section, upper bonus, lower section and Penta bonuses."""
         return self.upper_subtotal + self.upper_bonus + self.lower_total + self.penta_bonus
