@@ -47,6 +47,10 @@ class _Split:
         pieces: list[str] = []
         end = 0
         for found in _LIVE_PART.finditer(fragment):
+            if found.group(2) in self.parts:  # two parts of one id: the fragment goes whole
+                self.parts.clear()
+                self.skeleton = _VERSION.sub("", fragment)
+                return
             self.parts[found.group(2)] = found.group(0)
             pieces += (fragment[end : found.start()], found.group(2))
             end = found.end()

@@ -263,6 +263,21 @@
     }
   });
 
+  // A change swaps in only the sheet's rows that differ: one that brings a new turn or roll
+  // (#sheet-turn) leaves no box selected, as a whole new sheet would (a row whose offer is the
+  // same on the new roll is not sent, and its radio would stay checked).
+  document.addEventListener("htmx:oobBeforeSwap", function (event) {
+    var shown = event.detail.target;
+    var incoming = shown.id === "sheet-turn" && event.detail.fragment.querySelector("#sheet-turn");
+    if (!incoming || turnOf(incoming) === turnOf(shown)) {
+      return;
+    }
+    var checked = document.querySelector('#scoresheet input[name="box"]:checked');
+    if (checked) {
+      checked.checked = false;
+    }
+  });
+
   // A scoresheet of the same turn and roll as the one shown (our own action's answer landing
   // after its live echo, or a resync) keeps the box the player has selected meanwhile.
   function turnOf(form) {
@@ -352,7 +367,11 @@
     var game = document.getElementById("game");
     if (game && (event.detail.data || "").indexOf("data-seat-lost") !== -1) {
       // The seat moved to another device: this page watches now, from this event's first
-      // fragment on (applySeat reads the seat as each fragment is swapped in).
+      // fragment on (applySeat reads the seat as each fragment is swapped in). What a change
+      // leaves in place still shows the seat's controls: the whole board follows, once.
+      if (game.dataset.seat) {
+        window.setTimeout(resync, 0);
+      }
       game.dataset.seat = "";
     }
     var shown = shownVersion();

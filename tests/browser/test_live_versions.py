@@ -187,3 +187,35 @@ def test_a_hold_answered_after_its_echo_leaves_one_tray(browser: Any, server: Se
             tray => [tray.parentElement.className, tray.dataset.version])"""
     )
     assert trays == [["play-area", str(rolled + 1)]]
+
+
+def test_a_box_selected_before_a_roll_is_not_selected_after_it(
+    browser: Any, server: Server
+) -> None:
+    """A roll's change swaps in only the rows whose offer changed: a box selected for the roll
+    before, whose row is the same on the new roll (Penta offers 0 on both, nearly always), is
+    no longer selected once the roll is shown, and stays so when the roll's answer comes."""
+    with httpx.Client(base_url=server.url, timeout=10) as api:
+        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+        game_id, token = created["game"]["id"], created["token"]
+        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+    page = open_page(browser, server, game_id, token)
+    page.locator("#dice-tray button.roll").click()
+    rolled = started["version"] + 1
+    page.wait_for_function("v => window.heard.includes(v)", arg=rolled)
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    page.locator('#sheet-penta input[name="box"]').check()
+    answers: list[tuple[Any, Any]] = []
+    page.route(f"**/games/{game_id}/roll", lambda route: answers.append((route, route.fetch())))
+    page.locator("#dice-tray button.roll").click()
+    page.wait_for_function("v => window.heard.includes(v)", arg=rolled + 1)
+    page.wait_for_function(
+        f"() => document.getElementById('dice-tray').dataset.version === '{rolled + 1}'"
+    )
+    checked = "() => document.querySelectorAll('#scoresheet input[name=box]:checked').length"
+    assert page.evaluate(checked) == 0, "the echo of the roll left the box selected"
+    (route, answer), *others = answers
+    assert others == []
+    route.fulfill(response=answer)
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    assert page.evaluate(checked) == 0, "the roll's answer selected the box again"

@@ -1,0 +1,50 @@
+"""What a ``change`` event carries of a fragment with live parts (app/web/live.py)."""
+
+from __future__ import annotations
+
+from app.web.live import LiveViews, Rendering, RenderingKey
+
+ROW = '<tr id="{id}" data-live-part class="r"><td>{value}</td></tr>'
+
+
+def change(old: str, new: str) -> str | None:
+    """The change from a rendering of ``old`` (version 1) to one of ``new`` (version 2)."""
+    live = LiveViews(service=None)  # type: ignore[arg-type]  # no view is read here
+    for version, fragment in ((1, old), (2, new)):
+        key = RenderingKey("game", version, "page")
+        live.rendering(key, lambda fragment=fragment: (fragment,))  # type: ignore[misc]
+    key = RenderingKey("game", 2, "page")
+    return live.change(key, live.rendering(key, lambda: ()))
+
+
+def table(*rows: tuple[str, int]) -> str:
+    return "<table>" + "".join(ROW.format(id=id, value=value) for id, value in rows) + "</table>"
+
+
+def test_a_change_carries_the_rows_that_differ_each_in_a_template() -> None:
+    sent = change(table(("a", 1), ("b", 2)), table(("a", 1), ("b", 3)))
+    assert sent is not None
+    assert 'data: <template><tr id="b" data-live-part hx-swap-oob="true" class="r">' in sent
+    assert 'id="a"' not in sent
+
+
+def test_a_fragment_with_two_parts_of_one_id_goes_whole() -> None:
+    # Taken by id, the second "a" would hide the first one's change.
+    sent = change(table(("a", 1), ("a", 2)), table(("a", 9), ("a", 2)))
+    assert sent is not None
+    assert "data: <table>" in sent
+    assert "<td>9</td>" in sent
+
+
+def test_a_change_of_the_frame_sends_the_fragment_whole() -> None:
+    sent = change(table(("a", 1)), "<table class=x>" + table(("a", 1))[7:])
+    assert sent is not None
+    assert "data: <table class=x>" in sent
+
+
+def test_splits_forgotten_are_made_again() -> None:
+    rendering = Rendering((table(("a", 1)),), "")
+    first = rendering.split(0)
+    rendering.forget_splits()
+    assert rendering.split(0) is not first
+    assert rendering.split(0).parts == first.parts
