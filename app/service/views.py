@@ -201,7 +201,7 @@ class GameView:
         """Whether the dice on the table are five of a kind (the board celebrates it)."""
         return self.is_playing and self.dice is not None and is_penta(self.dice)
 
-    @property
+    @cached_property  # a live board asks every version (the sacrifice warning shows it)
     def must_sacrifice(self) -> bool:
         return self.is_playing and self.state.must_sacrifice()
 

@@ -32,7 +32,12 @@ versions those too: this holds that for several hundred games watched at once.""
 # parts of their own: where nothing else in the fragment changed but its version, a change
 # sends only the parts that differ. They hold no element of their own kind (a die's <li> holds
 # no <li>), and ``data-live-part`` follows their id.
-_LIVE_PART = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part[ >].*?</\1>')
+# (The first ``</tag>`` after the part's head is found a run of text between two tags at a
+# time, not a character at a time as a lazy ``.*?`` would: the split takes 0.4 of the time.)
+_LIVE_PART = re.compile(
+    r'<(li|div|tr) id="([^"]+)" data-live-part[ >]'
+    r"[^<]*(?:<(?!/\1>)[^<]*)*</\1>"
+)
 _VERSION = re.compile(r' data-version="\d+"')
 
 
@@ -164,15 +169,17 @@ class LiveViews:
     def board(
         self,
         key: RenderingKey,
-        shows: Sequence[Hashable],
+        showing: Callable[[], Sequence[Hashable]],
         make: Callable[[Sequence[int]], Sequence[str]],
     ) -> Rendering:
-        """The rendering of ``key`` as an ``update`` of ``len(shows)`` parts: a part that
-        shows (not None) what it showed in the version before keeps that rendering, and
-        ``make`` is given the indexes of the others to render (once, for every reader)."""
+        """The rendering of ``key`` as an ``update`` of the parts ``showing`` says what each
+        shows (asked only when the rendering is made): a part that shows (not None) what it
+        showed in the version before keeps that rendering, and ``make`` is given the indexes
+        of the others to render (once, for every reader)."""
         rendering = self._renderings.get(key)
         if rendering is not None:
             return rendering
+        shows = showing()
         before = self._renderings.get(self._before(key))
         kept = before.shows if before is not None and len(before.shows) == len(shows) else None
         fresh = [

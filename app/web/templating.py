@@ -142,6 +142,9 @@ def _environment(code: str, in_place: bool) -> Environment:
     # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
     environment.policies["ext.i18n.trimmed"] = True
     environment.globals.update(_globals())
+    # The six faces of a die (and a blank one), drawn once: the tray shows five every version.
+    face = environment.get_template("macros/die.html").module.face  # type: ignore[attr-defined]
+    environment.globals["die_faces"] = {value: face(value) for value in (None, 1, 2, 3, 4, 5, 6)}
     return environment
 
 

@@ -220,7 +220,7 @@ async def page_events(
         kind = f"{page}:{language}:{site}:moved" if moved else f"{page}:{language}:{site}"
         key = RenderingKey(view.id, view.version, kind, None if shared else holder)
         rendering = live.board(
-            key, [part.shows(view) if part.shows else None for part in parts], make
+            key, lambda: [part.shows(view) if part.shows else None for part in parts], make
         )
         # A game page that saw the version before gets what changed (the lobby, one small
         # fragment, is sent whole).
