@@ -1,7 +1,8 @@
 """What a game page's live stream sends besides the game: who is at the table, and reactions.
 
-The table (presence, stand-ins, whose turn it is for this reader) is sent whenever what it
-shows changes, rendered once per version, language, seat and presence however many watch;
+The table (presence, stand-ins, whose turn it is) is sent whenever what it shows changes,
+rendered once per version, language and presence for every seat and spectator (what is one
+seat's own is marked with the seat, and the page keeps what is its own, as for the board);
 changes of presence alone at most once a second per reader. Each reaction is rendered once
 for all.
 """
@@ -67,9 +68,8 @@ class PresenceAnnouncer:
 class TableEvents:
     """The table and reaction events of one page's stream."""
 
-    def __init__(self, request: Request, game_id: str, seat: int | None, language: str) -> None:
+    def __init__(self, request: Request, game_id: str, language: str) -> None:
         self.game_id = game_id
-        self.seat = seat
         self.language = language
         self.templates = request.app.state.templates
         self.presence: Presence = request.app.state.presence
@@ -112,14 +112,15 @@ class TableEvents:
                     self.templates,
                     "fragments/presence.html",
                     game=view,
-                    me=self.seat,
+                    me=None,
+                    shared=True,
                     table=table,
                     lang=current,
                     oob=True,
                     csrf_token="",
                 )
 
-        key = RenderingKey(view.id, view.version, f"table:{self.language}:{table}", self.seat)
+        key = RenderingKey(view.id, view.version, f"table:{self.language}:{table}")
         return self.live.event(key, make, "table")
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:

@@ -159,6 +159,16 @@
         element.hidden = false;
       }
     });
+    // What only a page with a seat has (the hand-over of an absent player's turn).
+    each("[data-seated]", function (element) {
+      if (seat === "") {
+        element.remove();
+      }
+    });
+    // Whose turn it is, for the table (table.js: the tab title and the turn's alerts).
+    each("[data-turn-seat]", function (element) {
+      element.dataset.yourTurn = element.dataset.turnSeat === seat ? "true" : "false";
+    });
     each("[data-enable-seat]", function (element) {
       element.disabled = element.dataset.enableSeat !== seat;
     });

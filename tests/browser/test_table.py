@@ -57,6 +57,12 @@ def test_presence_spectators_your_turn_and_reactions(
     play_turn(ann)
     bob.wait_for_function("title => document.title === title", arg=YOUR_TURN)
     ann.wait_for_function("title => document.title !== title", arg=YOUR_TURN)
+    # The live table is one rendering for all: each page keeps its own "you", the spectator none.
+    for page, number in ((ann, 0), (bob, 1)):
+        you = page.locator("#table .tag", has_text=re.compile("^you$"))
+        assert you.count() == 1
+        assert seat(page, number).locator(".tag", has_text=re.compile("^you$")).count() == 1
+    assert watcher.locator("#table .tag", has_text=re.compile("^you$")).count() == 0
     bob.screenshot(path=str(artifacts / "table-your-turn.png"))
 
     bob.get_by_role("button", name="Applause").click()
@@ -108,12 +114,19 @@ def test_on_a_phone_the_others_see_that_the_mover_is_away_and_can_hand_over_in_v
     away = bob.locator("#turn-away .turn-away-note")
     away.wait_for(state="detached", timeout=5_000)  # Ann is here: nothing said
     assert bob.locator("#turn-away").bounding_box() is None, "and the empty notice takes no room"
+    watcher = browser.new_context().new_page()
+    watcher.goto(link)
+    wait_present(watcher, 0, True)
     ann.close()  # Ann leaves on her turn
     away.wait_for(timeout=5_000)
     assert away.inner_text().strip() == "Ann, whose turn it is, is away"
     assert away.evaluate(UNCOVERED), "said above the sheet, on screen"
     hand_over = bob.get_by_role("button", name="Let the computer play for Ann")
     hand_over.wait_for(timeout=6_000)
+    # A spectator is told too, but the hand-over is for the players.
+    watcher.locator("#turn-away .turn-away-note").wait_for()
+    assert watcher.locator("#turn-away .hand-over").count() == 0
+    watcher.close()
     assert hand_over.evaluate(UNCOVERED), "the hand-over is where Bob looks, not below the sheet"
     assert hand_over.inner_text() == "Let the computer play for Ann"  # the space is kept
     bob.screenshot(path=str(artifacts / "table-away-phone.png"))

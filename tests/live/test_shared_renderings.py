@@ -279,6 +279,14 @@ def test_a_score_reaches_each_reader_in_one_send_with_the_table_it_changes(
 
         asyncio.run(scenario())
     app.state.service.database.dispose()
+    # The table of the new turn is rendered for every reader at once, not once per seat (it
+    # may be rendered again at this version if presence changed: then with another table).
+    live: LiveViews = app.state.live_views
+    tables = [key for key in live._renderings if key.kind.startswith("table:")]
+    scored_tables = [key for key in tables if key.version == version + 2]
+    assert scored_tables, "no table was sent with the score"
+    assert all(key.seat is None for key in tables), "a table rendered for one seat"
+    assert len(scored_tables) == len({key.kind for key in scored_tables})
     assert len(sends.streams) == 3
     for stream in sends.streams:
         (scored,) = [body for body in stream if f"\nid: {version + 2}\n" in body]

@@ -118,8 +118,6 @@ async def _stream(
                     presence.leave(game_id, seat)
                     seat = None
                     presence.enter(game_id, seat)
-                    if table is not None:
-                        table.seat = None
                 elif seat is not None and view.players[seat].stand_in:
                     # Handed to the computer while this stream was open (by a worker that
                     # could not see it: the bus was down): the player is here, the seat theirs.
@@ -240,7 +238,7 @@ async def page_events(
                     "hints",
                 )
 
-    table = TableEvents(request, game_id, seat, language) if page == "game" else None
+    table = TableEvents(request, game_id, language) if page == "game" else None
     seen = _start_version(last_event_id, version)
     return _event_stream(
         request,
