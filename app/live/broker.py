@@ -78,7 +78,9 @@ class Subscription:
             self._waiter.set_result(None)
 
     async def _wait(self, timeout: float) -> None:
-        """Until woken or ``timeout`` seconds have passed."""
+        """Until woken or ``timeout`` seconds have passed (one reader waits at a time: the
+        stream that holds the subscription)."""
+        assert self._waiter is None, "a subscription has one reader"
         waiter = self._waiter = self.loop.create_future()
         timer = self.loop.call_later(timeout, _settle, waiter)
         try:

@@ -16,6 +16,7 @@ import weakref
 from collections.abc import AsyncGenerator, Callable, Iterator, Sequence
 from typing import Annotated, Literal
 
+import anyio
 from anyio import to_thread
 from fastapi import APIRouter, Header, Query, Request
 from fastapi.responses import Response
@@ -152,44 +153,43 @@ async def _stream(
 
 class EventStream(Response):
     """A ``text/event-stream`` written as ``body`` yields it, in the request's own task, with
-    one small task that hears the client leave and then ends the stream. (Starlette's
-    ``StreamingResponse`` runs both in an anyio task group, on uvicorn's ASGI 2.3: 7.9 KiB a
-    stream against 2.6, measured with tracemalloc; docs/performance.md.)"""
+    one small task that hears the client leave and then cancels the writing (an anyio cancel
+    scope: work the stream waits for in a thread ends before the stream does, as it did).
+    Starlette's ``StreamingResponse`` runs both in an anyio task group, on uvicorn's ASGI 2.3:
+    7.9 KiB a stream against 2.6, measured with tracemalloc (docs/performance.md)."""
 
     media_type = "text/event-stream"
 
     def __init__(self, body: AsyncGenerator[str, None]) -> None:
-        # As StreamingResponse does: no body of its own, so no Content-Length.
+        # Not Response.__init__, which renders a body and says its Content-Length (0): a
+        # stream has neither, as in StreamingResponse.
         self.status_code = 200
         self.background = None
         self.body_iterator = body
         self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
-        task = asyncio.current_task()
-        assert task is not None
+        start = {"type": "http.response.start", "status": self.status_code}
+        await send({**start, "headers": self.raw_headers})
         gone = asyncio.ensure_future(_disconnected(receive))
-
-        def hang_up(done: asyncio.Future[None]) -> None:
-            if not done.cancelled():  # (cancelled: the stream ended first)
-                done.exception()  # a receive that failed ends the stream as a leave does
-                task.cancel()
-
-        gone.add_done_callback(hang_up)
         try:
-            async for chunk in self.body_iterator:
-                body = chunk.encode()
-                await send({"type": "http.response.body", "body": body, "more_body": True})
-        except asyncio.CancelledError:
-            if not gone.done() or task.cancelling() > 1:
-                raise  # cancelled from elsewhere (the server stopping): not ours to hold
-            task.uncancel()  # the client left: the stream is over
-            return
+            with anyio.CancelScope() as writing:
+
+                def hang_up(done: asyncio.Future[None]) -> None:
+                    # (Cancelled: the stream ended first. A scope already left is not
+                    # cancelled by this: nothing reaches the request after the stream.)
+                    if not done.cancelled():
+                        done.exception()  # a receive that failed ends it as a leave does
+                        writing.cancel()
+
+                gone.add_done_callback(hang_up)
+                async for chunk in self.body_iterator:
+                    body = chunk.encode()
+                    await send({"type": "http.response.body", "body": body, "more_body": True})
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
         finally:
             gone.cancel()
             await self.body_iterator.aclose()
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
 async def _disconnected(receive: Receive) -> None:
