@@ -74,8 +74,11 @@ class Subscription:
         self._wake()
 
     def _wake(self) -> None:
+        # On the loop's next pass, not at once: the answer to a move reaches its player before
+        # the move's readers wake to render it (a task of wait_for's did that before; woken at
+        # once, a PostgreSQL worker answered moves 2 ms later at the median, measured).
         if self._waiter is not None and not self._waiter.done():
-            self._waiter.set_result(None)
+            self.loop.call_soon(_settle, self._waiter)
 
     async def _wait(self, timeout: float) -> None:
         """Until woken or ``timeout`` seconds have passed (one reader waits at a time: the
