@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections import defaultdict, deque
+from collections import defaultdict
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -41,8 +41,10 @@ class Subscription:
         self.latest = 0
         self.view: GameView | None = None
         """The committed view of ``latest``, when its publisher had it (else None)."""
-        self.signals: deque[object] = deque(maxlen=MAX_SIGNALS)
-        self.versions: deque[tuple[int, GameView | None]] = deque(maxlen=MAX_VERSIONS)
+        # Lists, trimmed to their bounds by hand: an empty deque holds a block of 64 slots,
+        # 1.1 KiB a stream for the two, where a stream's lists are nearly always empty.
+        self.signals: list[object] = []
+        self.versions: list[tuple[int, GameView | None]] = []
         """The versions not read yet, oldest first, each with its view where it came with one."""
         self._waiter: asyncio.Future[None] | None = None
         """What the reader awaits while it waits (a future and a timer, not ``wait_for``,
@@ -55,6 +57,8 @@ class Subscription:
             self.latest = version
             self.view = view
             self.versions.append((version, view))
+            if len(self.versions) > MAX_VERSIONS:
+                del self.versions[0]
             self._wake()
         elif version == self.latest and view is not None and self.view is None:
             self.view = view  # the version was heard of first without its view
@@ -71,6 +75,8 @@ class Subscription:
         """Called on the subscriber's loop: keep ``signal`` (once, if already kept) and wake."""
         if signal not in self.signals:
             self.signals.append(signal)
+            if len(self.signals) > MAX_SIGNALS:
+                del self.signals[0]
         self._wake()
 
     def _wake(self) -> None:

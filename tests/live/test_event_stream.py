@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 from anyio import to_thread
 
-from app.live.broker import Broker
+from app.live.broker import MAX_SIGNALS, MAX_VERSIONS, Broker
 from app.web.routes.events import EventStream
 
 
@@ -173,6 +173,22 @@ def test_a_subscription_wakes_its_reader_at_once_or_at_its_timeout_and_keeps_no_
         await asyncio.sleep(0)
         live = [t for t in loop._scheduled if not t.cancelled()]  # type: ignore[attr-defined]
         assert len(live) <= timers
+        subscription.close()
+
+    run(scenario)
+
+
+def test_a_reader_that_does_not_read_keeps_its_newest_versions_and_signals_only() -> None:
+    async def scenario() -> None:
+        broker = Broker()
+        subscription = broker.subscribe("g")
+        for version in range(1, MAX_VERSIONS + 6):
+            broker.publish("g", version)
+        for number in range(MAX_SIGNALS + 3):
+            broker.signal("g", f"reaction {number}")
+        taken = [version for version, _view in subscription.take(0)]
+        assert taken == list(range(6, MAX_VERSIONS + 6)), "the oldest are lost (it resyncs)"
+        assert subscription.signals == [f"reaction {n}" for n in range(3, MAX_SIGNALS + 3)]
         subscription.close()
 
     run(scenario)
