@@ -69,11 +69,17 @@ def run(scenario: Any) -> None:
     asyncio.run(asyncio.wait_for(scenario(), 10))
 
 
+async def streaming(body: Body) -> tuple[Client, Body, asyncio.Task[None]]:
+    """A stream of ``body`` to a new client, once its first event is sent."""
+    client = Client()
+    task = asyncio.create_task(EventStream(body())(client_scope(), client.receive, client.send))
+    await body.waiting.wait()
+    return client, body, task
+
+
 def test_a_client_leaving_ends_the_stream_and_its_body() -> None:
     async def scenario() -> None:
-        client, body = Client(), Body()
-        task = asyncio.create_task(EventStream(body())(client_scope(), client.receive, client.send))
-        await body.waiting.wait()
+        client, body, task = await streaming(Body())
         client.left.set()
         await task  # returns: a leave is how a stream ends, not an error
         assert body.ended
@@ -85,9 +91,7 @@ def test_a_client_leaving_ends_the_stream_and_its_body() -> None:
 
 def test_the_servers_cancellation_goes_through() -> None:
     async def scenario() -> None:
-        client, body = Client(), Body()
-        task = asyncio.create_task(EventStream(body())(client_scope(), client.receive, client.send))
-        await body.waiting.wait()
+        _client, body, task = await streaming(Body())
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task
@@ -98,9 +102,7 @@ def test_the_servers_cancellation_goes_through() -> None:
 
 def test_a_leave_and_the_servers_cancellation_together_cancel() -> None:
     async def scenario() -> None:
-        client, body = Client(), Body()
-        task = asyncio.create_task(EventStream(body())(client_scope(), client.receive, client.send))
-        await body.waiting.wait()
+        client, _body, task = await streaming(Body())
         client.left.set()
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
@@ -137,9 +139,7 @@ def test_a_body_that_fails_as_the_client_leaves_leaves_the_request_alone(passes:
 
 def test_a_leave_during_work_in_a_thread_waits_for_that_work() -> None:
     async def scenario() -> None:
-        client, body = Client(), Body(thread=0.3)
-        task = asyncio.create_task(EventStream(body())(client_scope(), client.receive, client.send))
-        await body.waiting.wait()
+        client, body, task = await streaming(Body(thread=0.3))
         await asyncio.sleep(0.05)  # in the thread now
         client.left.set()
         await task
