@@ -123,16 +123,17 @@ def test_on_a_phone_the_others_see_that_the_mover_is_away_and_can_hand_over_in_v
     assert away.evaluate(UNCOVERED), "said above the sheet, on screen"
     hand_over = bob.get_by_role("button", name="Let the computer play for Ann")
     hand_over.wait_for(timeout=6_000)
-    # A spectator is told too, but the hand-over is for the players.
-    watcher.locator("#turn-away .turn-away-note").wait_for()
-    assert watcher.locator("#turn-away .hand-over").count() == 0
-    watcher.close()
     assert hand_over.evaluate(UNCOVERED), "the hand-over is where Bob looks, not below the sheet"
     assert hand_over.inner_text() == "Let the computer play for Ann"  # the space is kept
     bob.screenshot(path=str(artifacts / "table-away-phone.png"))
+    # A spectator is told too, but the hand-over is for the players. (The spectator stays to
+    # the end: its leaving would swap Bob's table, hand-over included, under the checks.)
+    watcher.locator("#turn-away .turn-away-note").wait_for()
+    assert watcher.locator("#turn-away .hand-over").count() == 0
     hand_over.click()
     bob.get_by_text("The computer plays for Ann until they return").wait_for()
     away.wait_for(state="detached")  # the computer plays: nobody is waiting for Ann now
+    watcher.close()
 
 
 def test_an_absent_seat_is_handed_to_the_computer_and_taken_back(
