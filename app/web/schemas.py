@@ -60,19 +60,6 @@ class FairnessOut(BaseModel):
         """Made without validation, as :meth:`GameOut.of` (and kept: see there)."""
         return _fairness_out(fairness)
 
-    @classmethod
-    def _made(cls, fairness: Fairness) -> FairnessOut:
-        return cls.model_construct(
-            commitment=fairness.commitment,
-            client_seeds=[
-                ClientSeedOut.model_construct(seat=seed.seat, client_seed=seed.seed)
-                for seed in fairness.client_seeds
-            ],
-            server_seed=fairness.server_seed,
-            scheme=fairness.scheme,
-            verifiable=fairness.verifiable,
-        )
-
 
 class GameOut(BaseModel):
     id: str
@@ -159,7 +146,16 @@ def _player_out(player: PlayerView) -> PlayerOut:
 
 @lru_cache(maxsize=_KEPT_SHAPES)
 def _fairness_out(fairness: Fairness) -> FairnessOut:
-    return FairnessOut._made(fairness)
+    return FairnessOut.model_construct(
+        commitment=fairness.commitment,
+        client_seeds=[
+            ClientSeedOut.model_construct(seat=seed.seat, client_seed=seed.seed)
+            for seed in fairness.client_seeds
+        ],
+        server_seed=fairness.server_seed,
+        scheme=fairness.scheme,
+        verifiable=fairness.verifiable,
+    )
 
 
 class _Strict(BaseModel):

@@ -169,8 +169,9 @@ class EventStream(Response):
         self.init_headers({"Cache-Control": "no-store", "X-Accel-Buffering": "no"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        start = {"type": "http.response.start", "status": self.status_code}
-        await send({**start, "headers": self.raw_headers})
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             with anyio.CancelScope() as writing:
