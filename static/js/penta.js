@@ -320,17 +320,58 @@
   }
 
   // The board as it is now, in place of what the page shows (also after a reconnection:
-  // table.js): a promise settled once it has been swapped in.
+  // table.js): a promise settled once it has been swapped in. One fetch at a time; a resync
+  // asked for meanwhile, or a version heard and not shown when it lands, fetches again.
+  // The answer goes in place of the tray that is there when it lands (the stream may have
+  // swapped in another since it was asked for), and not at all if the page shows a newer
+  // version by then: a board read before the stream's last versions would take the page
+  // back, and no later change would mend it.
+  var BOARD_VERSION = /id="dice-tray"[^>]*data-version="(\d+)"/;
+  var fetching = null;
+  var fetchAgain = false;
+
+  function swapBoard(html) {
+    var tray = document.getElementById("dice-tray");
+    var answer = BOARD_VERSION.exec(html);
+    if (!tray || (answer && parseInt(answer[1], 10) < shownVersion())) {
+      return;
+    }
+    htmx.swap(tray, html, {
+      swapStyle: "outerHTML",
+      swapDelay: 0,
+      settleDelay: htmx.config.defaultSettleDelay,
+    });
+  }
+
   function resync() {
     var game = document.getElementById("game");
     if (!game || !game.dataset.game) {
       return Promise.resolve();
     }
-    return htmx.ajax("GET", "/games/" + game.dataset.game + "/board", {
-      target: "#dice-tray",
-      swap: "outerHTML",
-      headers: { "X-Penta-Resync": "true" },
-    });
+    if (fetching) {
+      fetchAgain = true;
+      return fetching;
+    }
+    fetchAgain = false;
+    var answered = false;
+    fetching = fetch("/games/" + game.dataset.game + "/board", {
+      headers: { "HX-Request": "true" },
+    })
+      .then(function (answer) {
+        answered = answer.ok;
+        return answered ? answer.text().then(swapBoard) : undefined;
+      })
+      .catch(function () {
+        answered = false; // no answer: the next version, or the reconnection, asks again
+      })
+      .then(function () {
+        fetching = null;
+        if (answered && (fetchAgain || heard > shownVersion())) {
+          return resync();
+        }
+        return undefined;
+      });
+    return fetching;
   }
 
   window.Penta = { resync: resync };
@@ -342,25 +383,23 @@
   var acting = 0;
   var heard = 0;
 
+  // An action is over when its request is (loadend, after htmx has swapped the answer in),
+  // heard on the request itself: htmx:afterRequest is dispatched on the element that sent
+  // it, which the stream may have taken out of the page meanwhile (a roll's echo swaps in a
+  // new tray, its Roll button with it), and would never reach the document.
   document.addEventListener("htmx:beforeSend", function (event) {
-    if (event.detail.requestConfig && event.detail.requestConfig.verb === "post") {
-      acting += 1;
-    }
-  });
-
-  document.addEventListener("htmx:afterRequest", function (event) {
-    if (!event.detail.requestConfig || event.detail.requestConfig.verb !== "post") {
+    var xhr = event.detail.xhr;
+    var config = event.detail.requestConfig;
+    if (!xhr || !config || config.verb !== "post") {
       return;
     }
-    acting = Math.max(0, acting - 1);
-    if (acting === 0) {
-      // After the answer's swap (afterRequest comes first): then see what it left behind.
-      window.setTimeout(function () {
-        if (acting === 0 && heard > shownVersion()) {
-          resync();
-        }
-      }, 0);
-    }
+    acting += 1;
+    xhr.addEventListener("loadend", function () {
+      acting = Math.max(0, acting - 1);
+      if (acting === 0 && heard > shownVersion()) {
+        resync(); // a version heard meanwhile that the answer did not bring
+      }
+    });
   });
 
   document.addEventListener("htmx:sseBeforeMessage", function (event) {
@@ -407,9 +446,7 @@
   });
 
   // An action's answer that comes after a newer version has been shown is not swapped in.
-  var ANSWER_VERSION = /id="dice-tray"[^>]*data-version="(\d+)"/;
-
-  document.addEventListener("htmx:beforeSwap", function (event) {
+  function skipOlderAnswer(event) {
     var xhr = event.detail.xhr;
     if (!xhr || xhr.status !== 200 || !event.detail.requestConfig) {
       return;
@@ -417,11 +454,13 @@
     if (event.detail.requestConfig.verb !== "post") {
       return;
     }
-    var answer = ANSWER_VERSION.exec(xhr.responseText || "");
+    var answer = BOARD_VERSION.exec(xhr.responseText || "");
     if (answer && parseInt(answer[1], 10) < shownVersion()) {
       event.detail.shouldSwap = false;
     }
-  });
+  }
+
+  document.addEventListener("htmx:beforeSwap", skipOlderAnswer);
 
   // An action that got no answer of Penta's (no connection, or a proxy's error page while no
   // worker answers) says so, in the message the page holds, rather than seem to ignore the
@@ -448,7 +487,7 @@
     }
   }
 
-  document.addEventListener("htmx:beforeSwap", function (event) {
+  function sayIfNoAnswer(event) {
     var xhr = event.detail.xhr;
     if (!xhr) {
       return;
@@ -458,6 +497,36 @@
       event.detail.shouldSwap = ours;
     }
     showNoAnswer(!ours);
+  }
+
+  document.addEventListener("htmx:beforeSwap", sayIfNoAnswer);
+
+  // An action's answer goes in place of the tray it was sent from (hx-target, found as it is
+  // sent). When the stream has swapped in another tray meanwhile (the action's own echo,
+  // or a version after it), htmx would swap the answer into a tray no longer in the page:
+  // only its out-of-band parts would land, an older version's sheet over a newer one, and
+  // htmx:beforeSwap, dispatched on that tray, would not reach the document's listeners
+  // above. The answer goes to the tray that is there, checked as any other.
+  document.addEventListener("htmx:beforeSend", function (event) {
+    var sentTo = event.detail.target;
+    var xhr = event.detail.xhr;
+    if (!sentTo || sentTo.id !== "dice-tray") {
+      return;
+    }
+    var retarget = function (swap) {
+      if (swap.detail.xhr !== xhr) {
+        return; // another action's answer
+      }
+      sentTo.removeEventListener("htmx:beforeSwap", retarget);
+      var tray = document.getElementById("dice-tray");
+      if (sentTo.isConnected || !tray) {
+        return; // in the page: heard on the document as any other
+      }
+      swap.detail.target = tray;
+      skipOlderAnswer(swap);
+      sayIfNoAnswer(swap);
+    };
+    sentTo.addEventListener("htmx:beforeSwap", retarget);
   });
 
   document.addEventListener("htmx:sendError", function () {

@@ -199,8 +199,7 @@
   });
 
   document.addEventListener("htmx:beforeRequest", function (event) {
-    var headers = event.detail.requestConfig && event.detail.requestConfig.headers;
-    if (reconnecting && !(headers && headers["X-Penta-Resync"])) {
+    if (reconnecting) {
       event.preventDefault(); // an action now would fail unseen: wait for the resync
     }
   });

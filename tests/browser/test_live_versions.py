@@ -20,6 +20,12 @@ pytestmark = pytest.mark.browser
 LISTEN = """
 window.heard = [];
 window.lost = [];
+window.answered = 0;  // requests over, each once the page has done with its answer
+const send = XMLHttpRequest.prototype.send;
+XMLHttpRequest.prototype.send = function (...args) {
+  this.addEventListener("loadend", () => { window.answered += 1; });
+  return send.apply(this, args);
+};
 window.addEventListener("htmx:sseOpen", () => { window.streaming = true; }, true);
 window.addEventListener("htmx:sseBeforeMessage", (event) => {
   const type = event.detail.type;
@@ -145,6 +151,127 @@ def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resync
         rows = sheet(page)
         assert rows == sheet(fresh)
         assert sum(row[3] for row in rows) == (len(game["options"]) if token == tokens[0] else 0)
+
+
+def test_a_resync_answered_after_newer_versions_leaves_the_page_at_the_newest(
+    browser: Any, server: Server
+) -> None:
+    """A board fetched to resync that comes back after the stream has brought newer versions
+    is not swapped in, in part or whole: it would take the page back, and no later change
+    would mend it (in CI a page that had resynced kept the totals of a version long gone
+    under the newest tray: the answer went in place of a tray no longer in the page, and
+    only its out-of-band parts were swapped in)."""
+    with httpx.Client(base_url=server.url, timeout=10) as api:
+        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+        game_id, token = created["game"]["id"], created["token"]
+        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        page = open_page(browser, server, game_id, None)
+        answers: list[tuple[Any, Any]] = []
+
+        def hold_back(route: Any) -> None:
+            answers.append((route, route.fetch()))  # the board as it is now, kept from the page
+
+        page.route(f"**/games/{game_id}/board", hold_back)
+        page.evaluate("() => { window.Penta.resync().then(() => { window.resynced = true; }); }")
+        while not answers:
+            page.wait_for_timeout(20)
+        for hold in ([], [0]):
+            answer = api.post(
+                f"/api/v1/games/{game_id}/roll", json={"hold": hold}, headers=auth(token)
+            )
+            assert answer.status_code == 200, answer.text
+        game = answer.json()
+    newest = started["version"] + 2
+    assert game["version"] == newest
+    page.wait_for_function("v => window.heard.includes(v)", arg=newest)
+    assert shown(page)["version"] == newest
+    (route, board), *others = answers
+    assert others == []
+    route.fulfill(response=board)
+    page.wait_for_function("() => window.resynced === true")
+    page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
+    assert shown(page) == {
+        "version": newest,
+        "dice": [str(value) for value in game["dice"]],
+        "totals": ["0"],
+    }
+    # Nothing of the board read before (its sheet offered no box) went in out of band either.
+    assert sheet(page) == sheet(open_page(browser, server, game_id, None))
+
+
+def test_an_answer_that_lands_after_a_newer_version_takes_nothing_back(
+    browser: Any, server: Server
+) -> None:
+    """A roll's answer held up until the stream has brought the roll and the score after it
+    (another tab of the seat scored) changes nothing: not the tray, which the stream swapped
+    in anew, nor the sheet (htmx would swap the answer into the tray it was sent from, now
+    out of the page, and its out-of-band sheet of the roll over the scored one)."""
+    with httpx.Client(base_url=server.url, timeout=10) as api:
+        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+        game_id, token = created["game"]["id"], created["token"]
+        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        page = open_page(browser, server, game_id, token)
+        answers: list[tuple[Any, Any]] = []
+
+        def hold_back(route: Any) -> None:
+            answers.append((route, route.fetch()))  # applied on the server, kept from the page
+
+        page.route(f"**/games/{game_id}/roll", hold_back)
+        page.locator("#dice-tray button.roll").click()
+        rolled = started["version"] + 1
+        page.wait_for_function("v => window.heard.includes(v)", arg=rolled)
+        box = next(iter(api.get(f"/api/v1/games/{game_id}").json()["options"]))
+        scored = api.post(f"/api/v1/games/{game_id}/score", json={"box": box}, headers=auth(token))
+        assert scored.status_code == 200, scored.text
+    page.wait_for_function("v => window.heard.includes(v)", arg=rolled + 1)
+    page.wait_for_function("() => !document.querySelector('.htmx-settling')")
+    before = {"shown": shown(page), "sheet": sheet(page)}
+    assert before["shown"]["version"] == rolled + 1
+    (route, answer), *others = answers
+    assert others == []
+    answered = page.evaluate("() => window.answered")
+    route.fulfill(response=answer)
+    page.wait_for_function("n => window.answered > n", arg=answered)
+    page.wait_for_function("() => !document.querySelector('.htmx-settling')")
+    assert {"shown": shown(page), "sheet": sheet(page)} == before
+    assert before["sheet"] == sheet(open_page(browser, server, game_id, token))
+
+
+def test_hints_turned_on_after_a_roll_shown_by_its_echo_still_let_the_stream_in(
+    browser: Any, server: Server
+) -> None:
+    """With hints on, the stream's versions wait while an action of the page's is under way.
+    A roll whose echo swapped in a new tray (its Roll button with it) is over all the same
+    when its answer lands: what the page plays afterwards, hints on, comes in live (htmx says
+    a request is over on the element that sent it, by then out of the page)."""
+    with httpx.Client(base_url=server.url, timeout=10) as api:
+        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+        game_id, token = created["game"]["id"], created["token"]
+        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        page = open_page(browser, server, game_id, token)
+        answers: list[tuple[Any, Any]] = []
+
+        def hold_back(route: Any) -> None:
+            answers.append((route, route.fetch()))
+
+        page.route(f"**/games/{game_id}/roll", hold_back)
+        page.locator("#dice-tray button.roll").click()
+        page.wait_for_function("v => window.heard.includes(v)", arg=started["version"] + 1)
+        (route, answer), *others = answers
+        assert others == []
+        answered = page.evaluate("() => window.answered")
+        route.fulfill(response=answer)
+        page.wait_for_function("n => window.answered > n", arg=answered)
+        page.locator('#hints .hints-toggle button[aria-pressed="false"]').click()
+        page.locator('#hints .hints-toggle button[aria-pressed="true"]').wait_for()
+        page.wait_for_function("n => window.answered > n + 1", arg=answered)
+        rolled = api.post(f"/api/v1/games/{game_id}/roll", json={"hold": [0]}, headers=auth(token))
+        assert rolled.status_code == 200, rolled.text
+    page.wait_for_function("v => window.heard.includes(v)", arg=rolled.json()["version"])
+    page.wait_for_function(
+        "v => document.getElementById('dice-tray').dataset.version === String(v)",
+        arg=rolled.json()["version"],
+    )
 
 
 def test_a_hold_answered_after_its_echo_leaves_one_tray(browser: Any, server: Server) -> None:
