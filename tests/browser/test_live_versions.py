@@ -73,6 +73,22 @@ def play_fast(api: httpx.Client, game_id: str, tokens: list[str], turns: int) ->
     return version
 
 
+def start_alone(api: httpx.Client) -> tuple[str, str, int]:
+    """A game of Ann alone, started: its id, Ann's token and the version it started at."""
+    created = api.post("/api/v1/games", json={"name": "Ann"}).json()
+    game_id, token = created["game"]["id"], created["token"]
+    started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+    return game_id, token, int(started["version"])
+
+
+def hold_answers(page: Any, pattern: str) -> list[tuple[Any, Any]]:
+    """The answers to the page's requests for ``pattern``, each fetched from the server as
+    it is asked (an action is applied) and kept from the page, with its route to fulfil."""
+    answers: list[tuple[Any, Any]] = []
+    page.route(pattern, lambda route: answers.append((route, route.fetch())))
+    return answers
+
+
 def shown(page: Any) -> dict[str, Any]:
     """What a page shows of the game: its version, the dice, each seat's total."""
     return dict(
@@ -162,16 +178,9 @@ def test_a_resync_answered_after_newer_versions_leaves_the_page_at_the_newest(
     under the newest tray: the answer went in place of a tray no longer in the page, and
     only its out-of-band parts were swapped in)."""
     with httpx.Client(base_url=server.url, timeout=10) as api:
-        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
-        game_id, token = created["game"]["id"], created["token"]
-        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        game_id, token, version = start_alone(api)
         page = open_page(browser, server, game_id, None)
-        answers: list[tuple[Any, Any]] = []
-
-        def hold_back(route: Any) -> None:
-            answers.append((route, route.fetch()))  # the board as it is now, kept from the page
-
-        page.route(f"**/games/{game_id}/board", hold_back)
+        answers = hold_answers(page, f"**/games/{game_id}/board")
         page.evaluate("() => { window.Penta.resync().then(() => { window.resynced = true; }); }")
         while not answers:
             page.wait_for_timeout(20)
@@ -181,7 +190,7 @@ def test_a_resync_answered_after_newer_versions_leaves_the_page_at_the_newest(
             )
             assert answer.status_code == 200, answer.text
         game = answer.json()
-    newest = started["version"] + 2
+    newest = version + 2
     assert game["version"] == newest
     page.wait_for_function("v => window.heard.includes(v)", arg=newest)
     assert shown(page)["version"] == newest
@@ -207,25 +216,18 @@ def test_an_answer_that_lands_after_a_newer_version_takes_nothing_back(
     in anew, nor the sheet (htmx would swap the answer into the tray it was sent from, now
     out of the page, and its out-of-band sheet of the roll over the scored one)."""
     with httpx.Client(base_url=server.url, timeout=10) as api:
-        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
-        game_id, token = created["game"]["id"], created["token"]
-        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        game_id, token, version = start_alone(api)
         page = open_page(browser, server, game_id, token)
-        answers: list[tuple[Any, Any]] = []
-
-        def hold_back(route: Any) -> None:
-            answers.append((route, route.fetch()))  # applied on the server, kept from the page
-
-        page.route(f"**/games/{game_id}/roll", hold_back)
+        answers = hold_answers(page, f"**/games/{game_id}/roll")
         page.locator("#dice-tray button.roll").click()
-        rolled = started["version"] + 1
+        rolled = version + 1
         page.wait_for_function("v => window.heard.includes(v)", arg=rolled)
         box = next(iter(api.get(f"/api/v1/games/{game_id}").json()["options"]))
         scored = api.post(f"/api/v1/games/{game_id}/score", json={"box": box}, headers=auth(token))
         assert scored.status_code == 200, scored.text
     page.wait_for_function("v => window.heard.includes(v)", arg=rolled + 1)
     page.wait_for_function("() => !document.querySelector('.htmx-settling')")
-    before = {"shown": shown(page), "sheet": sheet(page)}
+    before: dict[str, Any] = {"shown": shown(page), "sheet": sheet(page)}
     assert before["shown"]["version"] == rolled + 1
     (route, answer), *others = answers
     assert others == []
@@ -245,18 +247,11 @@ def test_hints_turned_on_after_a_roll_shown_by_its_echo_still_let_the_stream_in(
     when its answer lands: what the page plays afterwards, hints on, comes in live (htmx says
     a request is over on the element that sent it, by then out of the page)."""
     with httpx.Client(base_url=server.url, timeout=10) as api:
-        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
-        game_id, token = created["game"]["id"], created["token"]
-        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        game_id, token, version = start_alone(api)
         page = open_page(browser, server, game_id, token)
-        answers: list[tuple[Any, Any]] = []
-
-        def hold_back(route: Any) -> None:
-            answers.append((route, route.fetch()))
-
-        page.route(f"**/games/{game_id}/roll", hold_back)
+        answers = hold_answers(page, f"**/games/{game_id}/roll")
         page.locator("#dice-tray button.roll").click()
-        page.wait_for_function("v => window.heard.includes(v)", arg=started["version"] + 1)
+        page.wait_for_function("v => window.heard.includes(v)", arg=version + 1)
         (route, answer), *others = answers
         assert others == []
         answered = page.evaluate("() => window.answered")
