@@ -274,20 +274,13 @@ def test_a_hold_answered_after_its_echo_leaves_one_tray(browser: Any, server: Se
     answer, coming after, still replaces the tray (not nested inside it, which a form that
     inherits its swap from the tray would do once it is no longer in the page)."""
     with httpx.Client(base_url=server.url, timeout=10) as api:
-        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
-        game_id, token = created["game"]["id"], created["token"]
-        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        game_id, token, version = start_alone(api)
     page = open_page(browser, server, game_id, token)
     page.locator("#dice-tray button.roll").click()  # the stream renders its change too
-    rolled = started["version"] + 1
+    rolled = version + 1
     page.wait_for_function("v => window.heard.includes(v)", arg=rolled)
     page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
-    answers: list[tuple[Any, Any]] = []
-
-    def hold_back(route: Any) -> None:
-        answers.append((route, route.fetch()))  # applied on the server, kept from the page
-
-    page.route(f"**/games/{game_id}/dice/*", hold_back)
+    answers = hold_answers(page, f"**/games/{game_id}/dice/*")
     tray = page.evaluate_handle("() => document.getElementById('dice-tray')")
     page.locator("#die-0 button.die").click()
     page.wait_for_function("v => window.heard.includes(v)", arg=rolled + 1)
@@ -318,17 +311,14 @@ def test_a_box_selected_before_a_roll_is_not_selected_after_it(
     before, whose row is the same on the new roll (Penta offers 0 on both, nearly always), is
     no longer selected once the roll is shown, and stays so when the roll's answer comes."""
     with httpx.Client(base_url=server.url, timeout=10) as api:
-        created = api.post("/api/v1/games", json={"name": "Ann"}).json()
-        game_id, token = created["game"]["id"], created["token"]
-        started = api.post(f"/api/v1/games/{game_id}/start", headers=auth(token)).json()
+        game_id, token, version = start_alone(api)
     page = open_page(browser, server, game_id, token)
     page.locator("#dice-tray button.roll").click()
-    rolled = started["version"] + 1
+    rolled = version + 1
     page.wait_for_function("v => window.heard.includes(v)", arg=rolled)
     page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")
     page.locator('#sheet-penta input[name="box"]').check()
-    answers: list[tuple[Any, Any]] = []
-    page.route(f"**/games/{game_id}/roll", lambda route: answers.append((route, route.fetch())))
+    answers = hold_answers(page, f"**/games/{game_id}/roll")
     page.locator("#dice-tray button.roll").click()
     page.wait_for_function("v => window.heard.includes(v)", arg=rolled + 1)
     page.wait_for_function(
