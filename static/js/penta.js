@@ -395,7 +395,7 @@
     }
     acting += 1;
     xhr.addEventListener("loadend", function () {
-      acting = Math.max(0, acting - 1);
+      acting -= 1; // once a request: its loadend comes once, after its beforeSend
       if (acting === 0 && heard > shownVersion()) {
         resync(); // a version heard meanwhile that the answer did not bring
       }
