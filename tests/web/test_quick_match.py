@@ -12,6 +12,7 @@ from fastapi.testclient import TestClient
 from app.i18n import LANGUAGES
 from app.service.clock import now
 from app.service.matching import FRESH, MAX_WAITING, QuickMatch
+from app.store.matching import FORGET_AFTER
 from app.store.models import MatchEntry
 from app.web.schemas import LanguageCode
 
@@ -69,8 +70,19 @@ def test_two_strangers_get_one_table_when_the_wait_ends(
     )
     assert roll.status_code == 200
     assert client.get(f"/api/v1/games/{game_id}").json()["rolls_left"] == 2
-    # The wait is over for both: the waiting page sends them home now.
+    # A poll of the waiting page still on its way (the page was going to the table, slowly)
+    # and the waiting page asked again go to the same table, never home: the browser follows
+    # the last redirect it is given (it failed so in CI, the page ending on the home page).
+    late = ann.get("/match/status", headers={"HX-Request": "true"})
+    assert late.headers["hx-redirect"] == "/match"
+    assert ann.get("/match", follow_redirects=False).headers["location"] == f"/games/{game_id}"
+    # Once the queue has forgotten the wait (nobody asked for FORGET_AFTER), it sends home.
+    with client.app.state.service.database.writing() as session:  # type: ignore[attr-defined]
+        for entry in session.query(MatchEntry):
+            entry.seen_at = now() - FORGET_AFTER - timedelta(seconds=1)
+    client.app.state.matching.try_match()  # type: ignore[attr-defined]
     assert ann.get("/match", follow_redirects=False).headers["location"] == "/"
+    assert ann.get("/match/status").headers["hx-redirect"] == "/"
 
 
 def _csrf(page: TestClient) -> str:

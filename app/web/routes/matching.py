@@ -37,12 +37,13 @@ def _matching(request: Request) -> QuickMatch:
     return matching
 
 
-async def _go(request: Request, game_id: str, secret: str, secure: bool) -> Response:
-    """To the table: the seat's cookie set, the wait's forgotten."""
-    await run_in_threadpool(lambda: _matching(request).leave(secret))
+def _go(game_id: str, secret: str, secure: bool) -> Response:
+    """To the table, the seat's cookie set. The wait and its cookie stay until the queue
+    forgets the entry (30 s after its page last asked): a poll of the waiting page already
+    on its way when the page went to the table is sent to the table too, not home (the last
+    redirect a page is given is where it goes)."""
     response = RedirectResponse(f"/games/{game_id}", status_code=303)
     set_seat_cookie(response, game_id, secret, secure=secure)
-    response.delete_cookie(MATCH_COOKIE, path="/match")
     return response
 
 
@@ -97,7 +98,7 @@ async def waiting_page(
     except ForbiddenError:
         return RedirectResponse("/", status_code=303)
     if status.game_id is not None and secret:
-        return await _go(request, status.game_id, secret, settings.secure_cookies)
+        return _go(status.game_id, secret, settings.secure_cookies)
     context = page_context(request, status=status, turn_seconds=TURN_SECONDS)
     return templates.TemplateResponse(request, "match.html", context)
 
