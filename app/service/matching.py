@@ -35,7 +35,8 @@ FRESH = timedelta(seconds=5)
 LISTED = 20
 """Public tables the home page lists at most."""
 MAX_WAITING = 1000
-"""Entries in the queue at most; beyond, a new one is refused (409 ``queue_full``)."""
+"""Entries waiting in the queue at most; beyond, a new one is refused (409 ``queue_full``).
+The matched ones, kept until forgotten, are bounded by the tables made in that time."""
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ class QuickMatch:
         only with ``two_only``, from a page in ``language``; the secret the browser then holds."""
         name = clean_name(name)
         seed = fairness.client_seed(client_seed)
-        if self.queue.size() >= MAX_WAITING:
+        if self.queue.waiting_count() >= MAX_WAITING:
             raise ConflictError("queue_full")
         secret = new_secret()
         most = 2 if two_only else TABLE

@@ -82,6 +82,12 @@ class MatchQueue:
         with self.database.reading() as session:
             return int(session.scalar(select(func.count()).select_from(MatchEntry)) or 0)
 
+    def waiting_count(self) -> int:
+        """The entries not yet at a table (a matched one stays until it is forgotten)."""
+        with self.database.reading() as session:
+            waiting = select(func.count()).where(MatchEntry.game_id.is_(None))
+            return int(session.scalar(waiting) or 0)
+
     def look(self, secret_hash: str, now: datetime, *, again: bool = False) -> Waiting | None:
         """The entry of ``secret_hash``, noted as seen at ``now`` (and its wait begun anew
         with ``again``); None if there is none (it was dropped, or never was)."""

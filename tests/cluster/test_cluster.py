@@ -349,6 +349,8 @@ def test_two_strangers_on_two_workers_meet_at_one_table(cluster: Cluster) -> Non
         headers={"HX-Request": "true"},
     )
     assert rolled.status_code == 200
-    assert cluster.rows("SELECT count(*) FROM match_queue") == [(0,)]
+    # Nobody is left waiting: both entries are matched into the game (kept until forgotten,
+    # so that a waiting page's poll on its way still finds the table).
+    assert cluster.rows("SELECT game_id FROM match_queue") == [(game_id,), (game_id,)]
     for page in pages:
         page.close()

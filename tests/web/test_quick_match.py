@@ -164,6 +164,12 @@ def test_the_queue_has_a_bound(make_client: Callable[..., TestClient]) -> None:
     # Entries nobody asked about for a while go with the next look: room again.
     matching.try_match()
     assert matching.queue.size() == 0
+    # Entries matched into a table (kept until forgotten) do not fill the queue.
+    for number in range(MAX_WAITING):
+        matching.queue.enter(f"{number:064x}", f"P{number}", None, moment)
+    with client.app.state.service.database.writing() as session:  # type: ignore[attr-defined]
+        for entry in session.query(MatchEntry):
+            entry.game_id = "a-game-id"
     assert page.post("/match", data={"name": "Late", "csrf_token": token}).status_code == 200
 
 
