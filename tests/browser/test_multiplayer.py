@@ -15,8 +15,14 @@ pytestmark = pytest.mark.browser
 
 
 def host_game(browser: Any, server: Server, name: str = "Ann") -> tuple[Any, str]:
-    """The host's page in the lobby of a new game with friends, and the share link."""
-    page = browser.new_context().new_page()
+    """The host's page in the lobby of a new game with friends, and the share link.
+
+    The pages of games with friends open with reduced motion, as a player may ask: the dice
+    land without tumbling. Playwright waits for a die to stand still before it clicks it, so
+    a whole game takes half the time (24 s against 12 for the computer-seat game, alone on
+    the machine). The tumble is tested in test_phone_board.py, and the solo games and the
+    live-version tests play with it."""
+    page = browser.new_context(reduced_motion="reduce").new_page()
     page.goto(server.url)
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Play with friends").click()
@@ -25,7 +31,8 @@ def host_game(browser: Any, server: Server, name: str = "Ann") -> tuple[Any, str
 
 
 def join(browser: Any, link: str, name: str) -> Any:
-    page = browser.new_context().new_page()
+    """A friend's page that joined the game of ``link``, with reduced motion (see above)."""
+    page = browser.new_context(reduced_motion="reduce").new_page()
     page.goto(link)
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Join the game").click()
