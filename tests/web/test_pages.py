@@ -7,9 +7,12 @@ from collections.abc import Callable
 
 import httpx
 from fastapi.testclient import TestClient
+from starlette.routing import Route
 
 from app import __version__
 from app.web.plumbing.middleware import CSRF_COOKIE
+from app.web.routes import events
+from app.web.routes.events import PageEvents
 from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
 HTMX = {"HX-Request": "true"}
@@ -197,6 +200,25 @@ def test_unknown_game_page_is_404(client: TestClient) -> None:
     response = client.get("/games/nope", headers={"Accept": "text/html"})
     assert response.status_code == 404
     assert "there is no such game" in response.text
+
+
+def test_the_page_stream_answers_an_unknown_game_and_a_bad_query_as_any_route(
+    client: TestClient,
+) -> None:
+    """The page's stream is a plain ASGI endpoint, not a FastAPI route (a stream holds its
+    request's stack open: docs/performance.md); it still answers as the routes do."""
+    missing = client.get("/games/nope/events")
+    assert missing.status_code == 404
+    assert "there is no such game" in missing.text
+    game_id = new_solo_game(client)
+    for query, field in (("version=abc", "version"), ("page=review", "page"), ("page=", "page")):
+        refused = client.get(f"/games/{game_id}/events?{query}")
+        assert refused.status_code == 422, query
+        assert field in refused.text
+    assert client.post(f"/games/{game_id}/events").status_code == 405
+    route = next(route for route in events.router.routes if route.path == "/games/{game_id}/events")
+    assert isinstance(route, Route)
+    assert isinstance(route.app, PageEvents)
 
 
 def test_someone_elses_game_shows_no_controls(client: TestClient) -> None:
