@@ -7,6 +7,10 @@ from typing import Any
 from app import i18n
 from tests.live_server import Server
 
+MOTION = "no-preference"
+"""``reduced_motion`` for a page that shows the dice tumbling (the browser fixture's pages
+ask for reduced motion otherwise: tests/browser/conftest.py)."""
+
 
 def say(code: str, message: str) -> str:
     """``message`` as the page shows it in the language ``code``."""
@@ -20,9 +24,11 @@ def roll_name(code: str, left: int) -> str:
         return i18n.ngettext("Roll (%(num)d left)", "Roll (%(num)d left)", left) % {"num": left}
 
 
-def new_page(browser: Any, server: Server, code: str, viewport: dict[str, int]) -> Any:
+def new_page(
+    browser: Any, server: Server, code: str, viewport: dict[str, int], **options: Any
+) -> Any:
     """A page of a new browser context whose language cookie chooses ``code``."""
-    context = browser.new_context(viewport=viewport)
+    context = browser.new_context(viewport=viewport, **options)
     context.add_cookies([{"name": "penta_lang", "value": code, "url": server.url}])
     return context.new_page()
 

@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.pages import MOTION
 from tests.live_server import Server
 
 pytestmark = pytest.mark.browser
@@ -19,7 +20,7 @@ PHONE = {"width": 390, "height": 844}
 def test_a_whole_solo_game_logs_no_console_error(
     browser: Any, server: Server, artifacts: Path
 ) -> None:
-    context = browser.new_context(viewport=PHONE)
+    context = browser.new_context(viewport=PHONE, reduced_motion=MOTION)
     page = context.new_page()
     errors: list[str] = []
     page.on("console", lambda message: message.type == "error" and errors.append(message.text))

@@ -9,6 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.browser.pages import MOTION
 from tests.live_server import Server
 from tests.web.helpers import auth
 
@@ -44,7 +45,7 @@ window.addEventListener("htmx:sseBeforeMessage", (event) => {
 
 def open_page(browser: Any, server: Server, game_id: str, token: str | None) -> Any:
     """The game's page in a browser of its own, holding ``token``'s seat (None: watching)."""
-    context = browser.new_context()
+    context = browser.new_context(reduced_motion=MOTION)  # versions land during tumbles too
     if token is not None:
         context.add_cookies(
             [{"name": f"penta_seat_{game_id}", "value": token, "url": f"{server.url}/games/"}]

@@ -9,20 +9,15 @@ from typing import Any
 
 import pytest
 
+from tests.browser.pages import MOTION
 from tests.live_server import Server
 
 pytestmark = pytest.mark.browser
 
 
 def host_game(browser: Any, server: Server, name: str = "Ann") -> tuple[Any, str]:
-    """The host's page in the lobby of a new game with friends, and the share link.
-
-    The pages of games with friends open with reduced motion, as a player may ask: the dice
-    land without tumbling. Playwright waits for a die to stand still before it clicks it, so
-    a whole game takes half the time (24 s against 12 for the computer-seat game, alone on
-    the machine). The tumble is tested in test_phone_board.py, and the solo games and the
-    live-version tests play with it."""
-    page = browser.new_context(reduced_motion="reduce").new_page()
+    """The host's page in the lobby of a new game with friends, and the share link."""
+    page = browser.new_context().new_page()
     page.goto(server.url)
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Play with friends").click()
@@ -31,8 +26,7 @@ def host_game(browser: Any, server: Server, name: str = "Ann") -> tuple[Any, str
 
 
 def join(browser: Any, link: str, name: str) -> Any:
-    """A friend's page that joined the game of ``link``, with reduced motion (see above)."""
-    page = browser.new_context(reduced_motion="reduce").new_page()
+    page = browser.new_context().new_page()
     page.goto(link)
     page.get_by_label("Your name").fill(name)
     page.get_by_role("button", name="Join the game").click()
@@ -93,7 +87,7 @@ def test_two_friends_play_a_whole_game_and_a_spectator_watches(
     ann.locator("#lobby").get_by_text("Bob").wait_for()  # the lobby updates live
     ann.get_by_role("button", name="Start the game").click()
     bob.get_by_text("Ann to move").wait_for()  # Bob's lobby followed to the game by itself
-    watcher = browser.new_context().new_page()
+    watcher = browser.new_context(reduced_motion=MOTION).new_page()  # sees the dice tumble
     watcher.goto(link)
     watcher.get_by_text("You are watching this game.").wait_for()
     assert watcher.get_by_role("button", name=re.compile(r"^Roll")).count() == 0

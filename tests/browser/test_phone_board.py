@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.pages import new_page, roll_name, say
+from tests.browser.pages import MOTION, new_page, roll_name, say
 from tests.catalogs import compile_catalogs
 from tests.live_server import Server
 
@@ -25,8 +25,10 @@ def compiled_catalogs() -> None:
     compile_catalogs()
 
 
-def start_solo_game(browser: Any, server: Server, code: str, viewport: dict[str, int]) -> Any:
-    page = new_page(browser, server, code, viewport)
+def start_solo_game(
+    browser: Any, server: Server, code: str, viewport: dict[str, int], **options: Any
+) -> Any:
+    page = new_page(browser, server, code, viewport, **options)
     page.goto(server.url)
     page.get_by_label(say(code, "Your name")).fill("Ann")
     page.get_by_role("button", name=say(code, "New game")).click()
@@ -149,7 +151,7 @@ def roll_and_watch(page: Any, left_after: int) -> list[dict[str, Any]]:
 
 
 def test_the_dice_that_rolled_tumble(browser: Any, server: Server) -> None:
-    page = start_solo_game(browser, server, "en", PHONE)
+    page = start_solo_game(browser, server, "en", PHONE, reduced_motion=MOTION)
     first = roll_and_watch(page, 2)
     assert [die["running"] for die in first] == [1, 1, 1, 1, 1]
     page.locator("#dice-tray button.die").first.click()

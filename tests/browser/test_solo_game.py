@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+from tests.browser.pages import MOTION
 from tests.live_server import Server
 from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
@@ -42,7 +43,9 @@ def roll(page: Page, rolls_left_after: int) -> None:
 
 
 def test_a_whole_game_by_clicking_with_holds(browser: Any, server: Server, artifacts: Path) -> None:
-    page = open_new_game(browser, server, viewport={"width": 1280, "height": 900})
+    page = open_new_game(
+        browser, server, viewport={"width": 1280, "height": 900}, reduced_motion=MOTION
+    )
     for turn in range(13):
         roll(page, 2)
         page.get_by_role("button", name=re.compile(r"^die 1: ")).click()
