@@ -216,6 +216,7 @@ def test_the_page_stream_answers_an_unknown_game_and_a_bad_query_as_any_route(
         assert refused.status_code == 422, query
         assert field in refused.text
     assert client.post(f"/games/{game_id}/events").status_code == 405
+    assert client.head(f"/games/{game_id}/events").status_code == 405  # a stream never ends
     route = next(route for route in events.router.routes if route.path == "/games/{game_id}/events")
     assert isinstance(route, Route)
     assert isinstance(route.app, PageEvents)

@@ -22,6 +22,7 @@ from fastapi import APIRouter, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
@@ -257,6 +258,9 @@ class PageEvents:
     and exception handlers still apply: they wrap the router."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "GET":  # a HEAD too (Starlette's route lets one in): no
+            # stream answers it, as none did as a FastAPI route (plumbing/head.py)
+            raise HTTPException(405, headers={"Allow": "GET"})
         response = await page_events(Request(scope, receive))
         await response(scope, receive, send)
 
