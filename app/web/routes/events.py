@@ -22,6 +22,7 @@ from fastapi import APIRouter, Header, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import Response
 from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, Field, ValidationError
 from starlette.exceptions import HTTPException
 from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
@@ -214,40 +215,21 @@ def _event_stream(
     return EventStream(body)
 
 
-_PAGES = ("game", "lobby")
+class _PageQuery(BaseModel):
+    """The page stream's query, read as FastAPI read it when the stream was its route."""
+
+    version: int | None = None
+    page: Annotated[str, Field(pattern="^(game|lobby)$")] = "game"
 
 
-def _page_query(request: Request) -> tuple[int | None, str]:
-    """The stream's ``version`` (an integer, if given) and ``page`` (``game`` or ``lobby``),
-    or 422 as FastAPI answers a query it cannot parse."""
-    problems: list[dict[str, object]] = []
-    raw = request.query_params.get("version")
-    version = None
-    if raw is not None:
-        try:
-            version = int(raw)
-        except ValueError:
-            problems.append(
-                {
-                    "type": "int_parsing",
-                    "loc": ("query", "version"),
-                    "msg": "Input should be a valid integer, unable to parse string as an integer",
-                    "input": raw,
-                }
-            )
-    page = request.query_params.get("page", "game")
-    if page not in _PAGES:
-        problems.append(
-            {
-                "type": "string_pattern_mismatch",
-                "loc": ("query", "page"),
-                "msg": "String should match pattern '^(game|lobby)$'",
-                "input": page,
-            }
-        )
-    if problems:
-        raise RequestValidationError(problems)
-    return version, page
+def _page_query(request: Request) -> _PageQuery:
+    """The stream's query, or 422 as FastAPI answers a query it cannot read."""
+    try:
+        return _PageQuery.model_validate(dict(request.query_params))
+    except ValidationError as error:
+        raise RequestValidationError(
+            [{**problem, "loc": ("query", *problem["loc"])} for problem in error.errors()]
+        ) from None
 
 
 class PageEvents:
@@ -273,7 +255,8 @@ async def page_events(request: Request) -> EventStream:
     game_id: str = request.path_params["game_id"]
     service: GameService = request.app.state.service
     last_event_id = request.headers.get("last-event-id")
-    version, page = _page_query(request)
+    query = _page_query(request)
+    version, page = query.version, query.page
     await to_thread.run_sync(service.get, game_id)  # 404 before the stream starts
     secret = request.cookies.get(seat_cookie(game_id))
     # The seat is found in each version's view: it may move to another device mid-stream.
