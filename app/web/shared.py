@@ -17,6 +17,7 @@ from app.service.errors import ServiceError
 from app.service.games import GameService
 from app.service.seats import hash_secret
 from app.service.views import GameView
+from app.web.compression import gzipped
 from app.web.deps import ServiceDep, TemplatesDep, seat_cookie
 from app.web.plumbing.hosts import base_url
 from app.web.schemas import ErrorOut
@@ -113,7 +114,7 @@ class Board:
         """The dice tray with its out-of-band siblings, as the game is now."""
         context = self.context(view or self.service.get(self.game_id), error)
         html = render(self.templates, "fragments/board.html", **context)
-        return HTMLResponse(html, status_code=error.status if error else 200)
+        return gzipped(self.request, HTMLResponse(html, status_code=error.status if error else 200))
 
     def context(self, view: GameView, error: ServiceError | None) -> dict[str, Any]:
         me = view.seat_of_secret(self.secret)  # the view the move made: no second read

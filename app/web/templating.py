@@ -14,6 +14,8 @@ from jinja2.ext import Extension
 from jinja2.lexer import TOKEN_DATA, Token, TokenStream
 from jinja2.visitor import NodeTransformer
 from markupsafe import Markup
+from starlette.requests import Request
+from starlette.templating import _TemplateResponse
 
 from app import __version__, i18n
 from app.rules import (
@@ -27,6 +29,7 @@ from app.rules import (
 from app.service.reactions import REACTIONS
 from app.settings import ROOT
 from app.web.assets import ASSETS
+from app.web.compression import gzipped
 from app.web.suggestion import suggest
 
 _LINE_BREAKS = re.compile(r"\s*\n\s*")
@@ -111,6 +114,12 @@ class Templates(Jinja2Templates):
 
     def get_template(self, name: str) -> Template:
         return self.environments[i18n.current_language().code].get_template(name)
+
+    def TemplateResponse(
+        self, request: Request, name: str, *arguments: Any, **options: Any
+    ) -> _TemplateResponse:
+        """The page, gzipped where the browser accepts it (:mod:`app.web.compression`)."""
+        return gzipped(request, super().TemplateResponse(request, name, *arguments, **options))
 
 
 def create_templates(*, in_place: bool = True) -> Templates:

@@ -65,8 +65,10 @@ def test_a_reconnecting_page_resyncs_from_its_last_event_id(server: Server) -> N
         game_id, token = create(client)
         post(client, f"/api/v1/games/{game_id}/start", token)
         rolled = post(client, f"/api/v1/games/{game_id}/roll", token, {"hold": []})
-        headers = {"Last-Event-ID": str(rolled["version"] - 1)}
+        headers = {"Last-Event-ID": str(rolled["version"] - 1), "Accept-Encoding": "gzip"}
         with client.stream("GET", f"/games/{game_id}/events", headers=headers) as stream:
+            # Never gzipped (a stream is not buffered), though pages are (test_compression).
+            assert "content-encoding" not in stream.headers
             update = next(events(stream.iter_lines()))
         assert update["event"] == "update"
         assert update["id"] == str(rolled["version"])
