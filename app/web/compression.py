@@ -4,9 +4,11 @@ A page (a four-player game's 22 KB in its third round, the home page's 5.6 KB) a
 answer with the board's fragments (a roll's 16 KB) go in a fifth to two fifths of their bytes
 (``bench/page_bytes.py``; docs/performance.md, "Bytes on the wire"). They are gzipped as
 they are made, in the route, at level 1: the answer to a move is on the path issue #25 takes
-CPU off (55 µs for a roll's), and level 1 costs half of level 6 for a tenth more bytes. Not through a middleware: one would wrap the ``send`` of every request and of every
-live stream's every event, which are never compressed (a stream cannot be buffered, and the
-same event's bytes go to every reader). The bots' JSON is not either: it is encoded once per
+CPU off (55 µs for a roll's), and level 1 costs half of level 6 for a tenth more bytes.
+
+Not through a middleware: one would wrap the ``send`` of every request and of every live
+stream's every event, which are never compressed (a stream cannot be buffered, and the same
+event's bytes go to every reader). The bots' JSON is not either: it is encoded once per
 version for the answer and every bot's stream, 2 KB.
 """
 
