@@ -32,6 +32,9 @@ MAX_REMEMBERED = 20_000
 """Seats whose leaving time is kept; beyond, the oldest is forgotten (then timed from the
 start of the process, which only makes it count as away sooner than it was)."""
 
+MAX_TABLES = 10_000
+"""Games whose table is kept worked out (:meth:`Presence.table`); beyond, all are dropped."""
+
 TABLE_CHANGED = "table"
 """The live-stream signal that a game's presence changed."""
 
@@ -53,8 +56,26 @@ class Table:
     spectators: int
 
 
+@dataclass(frozen=True)
+class _Worked:
+    """A game's table as worked out at some moment, and until when it stays so unless the
+    streams change: the first moment an absent seat turns away long or a word of another
+    worker expires."""
+
+    seats: int
+    table: Table
+    change_at: float | None
+    """When the next absent seat will have been away ``absent_seconds`` (None: none will)."""
+    until: float
+
+
 class Presence:
-    """The open live streams of every game, by seat (None: a spectator)."""
+    """The open live streams of every game, by seat (None: a spectator).
+
+    A game's table is worked out once and kept until a stream of it opens or closes, another
+    worker's word about it comes or expires, or an absence there grows long enough to count:
+    every reader of a version asks for it (each page's stream, at every wake), and a crowd of
+    spectators would each have worked it out again."""
 
     def __init__(
         self,
@@ -74,6 +95,9 @@ class Presence:
         """From when the other workers' streams are known (None: the bus is down)."""
         self._open: dict[str, Counter[int | None]] = {}
         self._left: OrderedDict[tuple[str, int], float] = OrderedDict()
+        self._worked: dict[str, _Worked] = {}
+        self.workings = 0
+        """Tables worked out (not taken from :attr:`_worked`): a count the tests guard."""
         self._lock = threading.Lock()
 
     def share(self) -> None:
@@ -101,6 +125,7 @@ class Presence:
             count = streams[seat]
             if seat is not None:
                 self._left.pop((game_id, seat), None)
+            self._worked.pop(game_id, None)
         self._announce(game_id)
         for listener in self.streams_listeners:
             listener(game_id, seat, count)
@@ -119,6 +144,7 @@ class Presence:
                     self._remember_left(game_id, seat, self.clock())
             if not streams:
                 del self._open[game_id]
+            self._worked.pop(game_id, None)
         self._announce(game_id)
         for listener in self.streams_listeners:
             listener(game_id, seat, count)
@@ -136,6 +162,7 @@ class Presence:
         """Worker ``origin`` says it has ``streams`` streams of the seat (0: none now)."""
         with self._lock:
             news, forgotten = self.remote.heard(origin, game_id, seat, streams, self.clock())
+            self._worked.pop(game_id, None)
             self._forgotten(forgotten)
         if news:
             self._announce(game_id)
@@ -167,27 +194,65 @@ class Presence:
 
     def table(self, game_id: str, seats: int) -> Table:
         """The game's table for its ``seats`` seats."""
-        absences = [self.absent_for(game_id, seat) for seat in range(seats)]
+        return self._table(game_id, seats, self.clock()).table
+
+    def next_change_in(self, game_id: str, seats: int) -> float | None:
+        """Seconds until an absent seat has been away long enough, if one has not yet."""
+        now = self.clock()
+        change_at = self._table(game_id, seats, now).change_at
+        return None if change_at is None else max(change_at - now, 0.0)
+
+    def _table(self, game_id: str, seats: int, now: float) -> _Worked:
+        """The game's table at ``now``: the one kept, while it holds, else worked out."""
         with self._lock:
-            spectators = self._open.get(game_id, Counter())[None]
-            spectators += self.remote.spectators(game_id, self.clock())
-        return Table(
+            worked = self._worked.get(game_id)
+            if worked is None or worked.seats != seats or now >= worked.until:
+                worked = self._work_out(game_id, seats, now)
+                if len(self._worked) >= MAX_TABLES:
+                    self._worked.clear()
+                self._worked[game_id] = worked
+            return worked
+
+    def _work_out(self, game_id: str, seats: int, now: float) -> _Worked:
+        """Under the lock: the table at ``now``, as :meth:`absent_for` judges each seat, and
+        the first moment after ``now`` it would be judged otherwise (the streams unchanged)."""
+        self.workings += 1
+        streams = self._open.get(game_id, Counter())
+        expire = self.remote.expire_seconds
+        turns: list[float] = []  # moments after now when the table turns
+        absences: list[float | None] = []
+        change_at: float | None = None
+        for seat in range(seats):
+            if streams[seat] > 0:
+                absences.append(None)
+                continue
+            since = self._left.get((game_id, seat), self._started)
+            heard = self.remote.last_heard(game_id, seat)
+            if heard is not None:
+                if now - heard < expire:  # another worker has it, until its word expires
+                    absences.append(None)
+                    turns.append(heard + expire)
+                    continue
+                since = max(since, heard)
+            absent = max(now - since, 0.0)
+            absences.append(absent)
+            if absent < self.absent_seconds:
+                long_at = now + (self.absent_seconds - absent)
+                turns.append(long_at)
+                change_at = long_at if change_at is None else min(change_at, long_at)
+        spectators = streams[None]
+        for at, count in self.remote.spectator_words(game_id):
+            if now - at < expire:
+                spectators += count
+                turns.append(at + expire)
+        table = Table(
             present=tuple(absent is None for absent in absences),
             away_long=tuple(
                 absent is not None and absent >= self.absent_seconds for absent in absences
             ),
             spectators=spectators,
         )
-
-    def next_change_in(self, game_id: str, seats: int) -> float | None:
-        """Seconds until an absent seat has been away long enough, if one has not yet."""
-        waits = [
-            self.absent_seconds - absent
-            for seat in range(seats)
-            if (absent := self.absent_for(game_id, seat)) is not None
-            and absent < self.absent_seconds
-        ]
-        return min(waits, default=None)
+        return _Worked(seats, table, change_at, min(turns, default=float("inf")))
 
     def streams(self) -> int:
         """Open streams counted, in all games (a bound to watch)."""
@@ -203,12 +268,15 @@ class Presence:
         """Under the lock: the seat was last held at ``at`` (by any worker)."""
         key = (game_id, seat)
         self._left[key] = max(self._left.pop(key, at), at)
+        self._worked.pop(game_id, None)
         while len(self._left) > MAX_REMEMBERED:
-            self._left.popitem(last=False)
+            (forgotten_game, _), _ = self._left.popitem(last=False)
+            self._worked.pop(forgotten_game, None)
 
     def _forgotten(self, forgotten: list[tuple[str, int | None, float]]) -> None:
         """Under the lock: another worker's seats no longer held were held until then."""
         for game_id, seat, at in forgotten:
+            self._worked.pop(game_id, None)
             if seat is not None:
                 self._remember_left(game_id, seat, at)
 

@@ -60,14 +60,14 @@ class RemotePresence:
         origins = self._origins.get((game_id, seat), ())
         return max((self._heard[(origin, game_id, seat)][1] for origin in origins), default=None)
 
-    def spectators(self, game_id: str, now: float) -> int:
-        """The other workers' spectator streams of the game, counting fresh words only."""
-        total = 0
-        for origin in self._origins.get((game_id, None), ()):
-            streams, at = self._heard[(origin, game_id, None)]
-            if now - at < self.expire_seconds:
-                total += streams
-        return total
+    def spectator_words(self, game_id: str) -> list[tuple[float, int]]:
+        """When each origin that has spectators of the game said so, and how many (fresh or
+        not: the caller compares with the expiry)."""
+        return [
+            (at, streams)
+            for origin in self._origins.get((game_id, None), ())
+            for streams, at in (self._heard[(origin, game_id, None)],)
+        ]
 
     def expire(self, now: float) -> list[tuple[str, int | None, float]]:
         """Forget the words older than the expiry; return the (game, seat, last heard)."""
