@@ -54,17 +54,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     main thread for the rest of the session, and what looks for a running loop after it (the
     store's refusal to write to PostgreSQL on the loop, ``asyncio.run``) would find that one.
     Under pytest-xdist each worker process is sent tests in this order too (``--dist load``
-    hands them out from the front of the list), so its browser tests come after the rest.
-
-    Within each part the tests marked ``slow`` come first: a long test handed out last kept
-    one worker busy while the others had finished (on two cores, the last browser tests
-    took 15 to 50 s each)."""
-    items.sort(
-        key=lambda item: (
-            item.path.parent.name == "browser",
-            item.get_closest_marker("slow") is None,
-        )
-    )
+    hands them out from the front of the list), so its browser tests come after the rest."""
+    items.sort(key=lambda item: item.path.parent.name == "browser")
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

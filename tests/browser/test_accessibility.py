@@ -57,7 +57,6 @@ def in_english(page: Any, server: Server) -> None:
     page.emulate_media(color_scheme="light")
 
 
-@pytest.mark.slow
 def test_no_serious_violation_on_any_page(
     browser: Any, start_server: Callable[..., Server], axe_source: str, artifacts: Path
 ) -> None:

@@ -17,7 +17,6 @@ pytestmark = pytest.mark.browser
 PHONE = {"width": 390, "height": 844}
 
 
-@pytest.mark.slow
 def test_a_whole_solo_game_logs_no_console_error(
     browser: Any, server: Server, artifacts: Path
 ) -> None:

@@ -32,7 +32,6 @@ def sent_seed(request: Any) -> str:
     return parse_qs(request.post_data)["client_seed"][0]
 
 
-@pytest.mark.slow
 def test_the_browser_seeds_the_dice_and_checks_every_roll(
     browser: Any, server: Server, artifacts: Path
 ) -> None:

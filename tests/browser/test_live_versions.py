@@ -118,7 +118,6 @@ def sheet(page: Any) -> list[Any]:
     )
 
 
-@pytest.mark.slow
 def test_three_seats_and_a_spectator_see_every_version_in_order_and_a_gap_resyncs(
     browser: Any, server: Server
 ) -> None:

@@ -78,7 +78,6 @@ def totals(page: Any) -> list[str]:
 
 
 @pytest.mark.every_kind
-@pytest.mark.slow
 def test_two_friends_play_a_whole_game_and_a_spectator_watches(
     browser: Any, server: Server, artifacts: Path
 ) -> None:
@@ -140,7 +139,6 @@ def test_a_stale_tab_is_refused_and_resyncs(browser: Any, server: Server) -> Non
     assert resynced == dice
 
 
-@pytest.mark.slow
 def test_a_computer_seat_plays_by_itself(browser: Any, start_server: Callable[..., Server]) -> None:
     server = start_server(PENTA_COMPUTER_PACE_SECONDS="0.05")
     ann, _link = host_game(browser, server)

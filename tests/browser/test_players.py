@@ -65,7 +65,6 @@ def rated_games(http: httpx.Client, bob: dict[str, str], cid: dict[str, str], co
         play_out(http, game_id, {0: (host, BEST), 1: (joined.json()["token"], WORST)})
 
 
-@pytest.mark.slow
 def test_my_games_a_profile_and_the_leaderboard_on_a_phone(
     browser: Any, start_server: Callable[..., Server], axe_source: str, artifacts: Path
 ) -> None:

@@ -28,7 +28,6 @@ def play_now(browser: Any, server: Server, name: str, viewport: dict[str, int]) 
     return page
 
 
-@pytest.mark.slow
 def test_two_strangers_meet_at_a_table_and_a_third_watches_it_from_the_home_page(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:

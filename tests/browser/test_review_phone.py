@@ -55,7 +55,6 @@ def no_sideways_scroll(page: Any) -> None:
     assert width <= PHONE["width"], f"the page is {width} px wide"
 
 
-@pytest.mark.slow
 def test_review_and_statistics_fit_a_phone_and_tell_computers_apart(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:

@@ -64,7 +64,6 @@ def api_post(server: Server, path: str, token: str, body: Any = None) -> dict[st
 
 
 @pytest.mark.every_kind
-@pytest.mark.slow
 def test_the_server_records_the_box_of_a_host_who_left_after_the_third_roll(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:
@@ -103,7 +102,6 @@ def test_the_server_records_the_box_of_a_host_who_left_after_the_third_roll(
     bob.screenshot(path=str(artifacts / "deadline-host-left.png"))
 
 
-@pytest.mark.slow
 def test_a_rematch_offer_is_joined_by_one_and_declined_by_another(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:

@@ -42,7 +42,6 @@ def roll(page: Page, rolls_left_after: int) -> None:
         page.locator("#dice-tray .countdown").wait_for()
 
 
-@pytest.mark.slow
 def test_a_whole_game_by_clicking_with_holds(browser: Any, server: Server, artifacts: Path) -> None:
     page = open_new_game(
         browser, server, viewport={"width": 1280, "height": 900}, reduced_motion=MOTION

@@ -39,7 +39,6 @@ def started(browser: Any, server: Server) -> tuple[Any, Any, str]:
     return ann, bob, link
 
 
-@pytest.mark.slow
 def test_presence_spectators_your_turn_and_reactions(
     browser: Any, server: Server, artifacts: Path
 ) -> None:
@@ -99,7 +98,6 @@ UNCOVERED = """element => {
 """Whether the element is wholly on screen and nothing covers its middle."""
 
 
-@pytest.mark.slow
 def test_on_a_phone_the_others_see_that_the_mover_is_away_and_can_hand_over_in_view(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:
@@ -138,7 +136,6 @@ def test_on_a_phone_the_others_see_that_the_mover_is_away_and_can_hand_over_in_v
     watcher.close()
 
 
-@pytest.mark.slow
 def test_an_absent_seat_is_handed_to_the_computer_and_taken_back(
     browser: Any, start_server: Callable[..., Server], artifacts: Path
 ) -> None:
