@@ -63,11 +63,11 @@ class RemotePresence:
     def spectator_words(self, game_id: str) -> list[tuple[float, int]]:
         """When each origin that has spectators of the game said so, and how many (fresh or
         not: the caller compares with the expiry)."""
-        return [
-            (at, streams)
+        words = (
+            self._heard[(origin, game_id, None)]
             for origin in self._origins.get((game_id, None), ())
-            for streams, at in (self._heard[(origin, game_id, None)],)
-        ]
+        )
+        return [(at, streams) for streams, at in words]
 
     def expire(self, now: float) -> list[tuple[str, int | None, float]]:
         """Forget the words older than the expiry; return the (game, seat, last heard)."""

@@ -192,3 +192,18 @@ def test_a_crowd_of_readers_works_the_table_out_once_per_change() -> None:
     for _reader in range(51):
         assert presence.table("g", 4).away_long == (False, False, True, True)
     assert presence.workings == before + 3
+
+
+def test_the_tables_kept_are_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A table is kept per game asked about, at most ``MAX_TABLES``: past it, all are dropped
+    (and worked out again when asked), so a worker with games coming and going keeps few."""
+    monkeypatch.setattr(presence_module, "MAX_TABLES", 100)
+    clock = Clock()
+    presence = Presence(60, clock=clock)
+    for number in range(1_000):
+        presence.enter(f"g{number}", 0)
+        assert presence.table(f"g{number}", 2).present == (True, False)
+        assert len(presence._worked) <= 100
+    assert presence.workings == 1_000
+    assert presence.table("g999", 2).present == (True, False)  # kept: the newest
+    assert presence.workings == 1_000
