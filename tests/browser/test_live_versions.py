@@ -90,6 +90,14 @@ def hold_answers(page: Any, pattern: str) -> list[tuple[Any, Any]]:
     return answers
 
 
+def fetched(page: Any, answers: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """``answers`` once one has been fetched. The route's handler runs when Playwright
+    dispatches it, and fetches then: under load the page may show the action's echo first."""
+    while not answers:
+        page.wait_for_timeout(20)
+    return answers
+
+
 def shown(page: Any) -> dict[str, Any]:
     """What a page shows of the game: its version, the dice, each seat's total."""
     return dict(
@@ -183,8 +191,7 @@ def test_a_resync_answered_after_newer_versions_leaves_the_page_at_the_newest(
         page = open_page(browser, server, game_id, None)
         answers = hold_answers(page, f"**/games/{game_id}/board")
         page.evaluate("() => { window.Penta.resync().then(() => { window.resynced = true; }); }")
-        while not answers:
-            page.wait_for_timeout(20)
+        fetched(page, answers)
         for hold in ([], [0]):
             answer = api.post(
                 f"/api/v1/games/{game_id}/roll", json={"hold": hold}, headers=auth(token)
@@ -230,7 +237,7 @@ def test_an_answer_that_lands_after_a_newer_version_takes_nothing_back(
     page.wait_for_function("() => !document.querySelector('.htmx-settling')")
     before: dict[str, Any] = {"shown": shown(page), "sheet": sheet(page)}
     assert before["shown"]["version"] == rolled + 1
-    (route, answer), *others = answers
+    (route, answer), *others = fetched(page, answers)
     assert others == []
     answered = page.evaluate("() => window.answered")
     route.fulfill(response=answer)
@@ -253,7 +260,7 @@ def test_hints_turned_on_after_a_roll_shown_by_its_echo_still_let_the_stream_in(
         answers = hold_answers(page, f"**/games/{game_id}/roll")
         page.locator("#dice-tray button.roll").click()
         page.wait_for_function("v => window.heard.includes(v)", arg=version + 1)
-        (route, answer), *others = answers
+        (route, answer), *others = fetched(page, answers)
         assert others == []
         answered = page.evaluate("() => window.answered")
         route.fulfill(response=answer)
@@ -288,7 +295,7 @@ def test_a_hold_answered_after_its_echo_leaves_one_tray(browser: Any, server: Se
     page.locator("#die-0 button.die.held").wait_for()
     # The echo was a change of that die alone: the tray the hold was sent from is in place.
     assert page.evaluate("tray => tray === document.getElementById('dice-tray')", tray)
-    (route, answer), *others = answers
+    (route, answer), *others = fetched(page, answers)
     assert others == []
     route.fulfill(response=answer)
     # Swapped in: in the tray's place, or (the fault) inside it.
@@ -327,7 +334,7 @@ def test_a_box_selected_before_a_roll_is_not_selected_after_it(
     )
     checked = "() => document.querySelectorAll('#scoresheet input[name=box]:checked').length"
     assert page.evaluate(checked) == 0, "the echo of the roll left the box selected"
-    (route, answer), *others = answers
+    (route, answer), *others = fetched(page, answers)
     assert others == []
     route.fulfill(response=answer)
     page.wait_for_function("() => !document.querySelector('.htmx-request, .htmx-settling')")

@@ -122,6 +122,8 @@ def test_a_box_selected_before_the_rolls_own_answer_lands_stays_selected(
     page.route("**/games/*/roll", lambda route: held.append((route, route.fetch())))
     page.get_by_role("button", name="Roll (3 left)").click()
     page.get_by_role("button", name="Roll (2 left)").wait_for()  # from the echo alone
+    while not held:  # the route's handler fetches the answer when Playwright dispatches it
+        page.wait_for_timeout(20)
     assert len(held) == 1, "the answer is held back"
     page.locator("#scoresheet input[name=box][value=chance]").check()
     page.evaluate("() => { document.getElementById('scoresheet').dataset.old = 'true'; }")
