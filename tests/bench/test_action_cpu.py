@@ -4,33 +4,17 @@ is not judged here, only that the games are played and measured)."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
+from tests.bench.running import run_bench
 
 
 @pytest.mark.single_kind
 def test_the_action_cpu_bench_plays_and_measures(strategy_table: Path) -> None:
-    done = subprocess.run(
-        [
-            sys.executable,
-            "bench/action_cpu.py",
-            "--actions",
-            "60",
-            "--rounds",
-            "1",
-            "--strategy-table",
-            str(strategy_table),
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=180,
+    printed = run_bench(
+        "action_cpu.py", "--actions", "60", "--rounds", "1", "--strategy-table", str(strategy_table)
     )
-    assert re.search(r"round 1: this [\d.]+ ms", done.stdout), done.stdout
-    assert re.search(r"CPU per action, median [\d.]+ ms", done.stdout), done.stdout
+    assert re.search(r"round 1: this [\d.]+ ms", printed), printed
+    assert re.search(r"CPU per action, median [\d.]+ ms", printed), printed

@@ -1,15 +1,18 @@
 """Pages and the board's htmx answers go gzipped to a browser that accepts it; what is not
-worth it (small answers, the bots' JSON, a refusal of gzip) goes as it is (issue #25)."""
+worth it (small answers, the bots' JSON) or not accepted goes as it is (issue #25)."""
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Callable
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
+from starlette.requests import Request
+from starlette.responses import HTMLResponse
 
-from app.web.compression import MINIMUM_BYTES, accepts_gzip
+from app.web.compression import MINIMUM_BYTES, accepts_gzip, gzipped
 from tests.web.test_pages import HTMX, new_solo_game, post
 
 GZIP = {"Accept-Encoding": "gzip, deflate, br"}
@@ -65,11 +68,19 @@ def test_the_same_page_as_it_is_for_a_client_that_refuses_gzip(client: TestClien
         assert "accept-encoding" in plain.headers["vary"].lower()  # a cache keeps both
 
 
-def test_small_answers_and_the_bots_json_go_as_they_are(client: TestClient) -> None:
-    client.headers.update(GZIP)
-    small = client.get("/healthz")
+def test_an_answer_under_the_minimum_goes_as_it_is() -> None:
+    request = Request({"type": "http", "headers": [(b"accept-encoding", b"gzip")]})
+    small = gzipped(request, HTMLResponse("x" * (MINIMUM_BYTES - 1)))
     assert "content-encoding" not in small.headers
-    assert len(small.content) < MINIMUM_BYTES
+    assert "vary" not in small.headers  # nothing varies: every client gets these bytes
+    assert small.body == b"x" * (MINIMUM_BYTES - 1)
+    large = gzipped(request, HTMLResponse("x" * MINIMUM_BYTES))
+    assert large.headers["content-encoding"] == "gzip"
+    assert gzip.decompress(large.body) == b"x" * MINIMUM_BYTES
+
+
+def test_the_bots_json_goes_as_it_is(client: TestClient) -> None:
+    client.headers.update(GZIP)
     seat = client.post("/api/v1/games", json={"name": "Ann"}).json()
     game, bearer = seat["game"]["id"], {"Authorization": f"Bearer {seat['token']}"}
     assert client.post(f"/api/v1/games/{game}/start", headers=bearer).status_code == 200
