@@ -182,15 +182,20 @@ class Presence:
         """Seconds no worker has had a stream of the seat open, or None while one has."""
         now = self.clock()
         with self._lock:
-            if self._open.get(game_id, Counter())[seat] > 0:
-                return None
-            since = self._left.get((game_id, seat), self._started)
-            heard = self.remote.last_heard(game_id, seat)
+            return self._absence(game_id, seat, now)[0]
+
+    def _absence(self, game_id: str, seat: int, now: float) -> tuple[float | None, float | None]:
+        """Under the lock: the seat's :meth:`absent_for` at ``now``, and while another
+        worker's word holds it, when that word expires (else None)."""
+        if self._open.get(game_id, Counter())[seat] > 0:
+            return None, None
+        since = self._left.get((game_id, seat), self._started)
+        heard = self.remote.last_heard(game_id, seat)
         if heard is not None:
             if now - heard < self.remote.expire_seconds:
-                return None
+                return None, heard + self.remote.expire_seconds
             since = max(since, heard)  # expired but not yet swept: away since last heard
-        return max(now - since, 0.0)
+        return max(now - since, 0.0), None
 
     def table(self, game_id: str, seats: int) -> Table:
         """The game's table for its ``seats`` seats."""
@@ -217,30 +222,20 @@ class Presence:
         """Under the lock: the table at ``now``, as :meth:`absent_for` judges each seat, and
         the first moment after ``now`` it would be judged otherwise (the streams unchanged)."""
         self.workings += 1
-        streams = self._open.get(game_id, Counter())
         expire = self.remote.expire_seconds
         turns: list[float] = []  # moments after now when the table turns
         absences: list[float | None] = []
         change_at: float | None = None
         for seat in range(seats):
-            if streams[seat] > 0:
-                absences.append(None)
-                continue
-            since = self._left.get((game_id, seat), self._started)
-            heard = self.remote.last_heard(game_id, seat)
-            if heard is not None:
-                if now - heard < expire:  # another worker has it, until its word expires
-                    absences.append(None)
-                    turns.append(heard + expire)
-                    continue
-                since = max(since, heard)
-            absent = max(now - since, 0.0)
+            absent, held_until = self._absence(game_id, seat, now)
             absences.append(absent)
-            if absent < self.absent_seconds:
+            if held_until is not None:  # another worker has it, until its word expires
+                turns.append(held_until)
+            elif absent is not None and absent < self.absent_seconds:
                 long_at = now + (self.absent_seconds - absent)
                 turns.append(long_at)
                 change_at = long_at if change_at is None else min(change_at, long_at)
-        spectators = streams[None]
+        spectators = self._open.get(game_id, Counter())[None]
         for at, count in self.remote.spectator_words(game_id):
             if now - at < expire:
                 spectators += count
@@ -265,10 +260,10 @@ class Presence:
             return len(self._left)
 
     def _remember_left(self, game_id: str, seat: int, at: float) -> None:
-        """Under the lock: the seat was last held at ``at`` (by any worker)."""
+        """Under the lock: the seat was last held at ``at`` (by any worker). (Its game's
+        kept table is dropped by the caller; a seat forgotten here drops its own.)"""
         key = (game_id, seat)
         self._left[key] = max(self._left.pop(key, at), at)
-        self._worked.pop(game_id, None)
         while len(self._left) > MAX_REMEMBERED:
             (forgotten_game, _), _ = self._left.popitem(last=False)
             self._worked.pop(forgotten_game, None)
