@@ -20,7 +20,6 @@ import statistics
 import sys
 import tempfile
 import time
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -46,7 +45,7 @@ def main() -> None:
     from fastapi.testclient import TestClient
 
     from app.settings import Settings
-    from app.web.compression import GZIP_WINDOW, LEVEL
+    from app.web.compression import LEVEL, gzip_body
     from app.web.factory import create_app
 
     settings = Settings(
@@ -58,10 +57,6 @@ def main() -> None:
         actions_per_minute=0,
         seat_actions_per_minute=0,
     )
-
-    def gzip(body: bytes) -> bytes:
-        compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, GZIP_WINDOW)
-        return compressor.compress(body) + compressor.flush()
 
     with TestClient(create_app(settings), base_url="http://testserver") as browser:
         home = browser.get("/").text
@@ -111,7 +106,7 @@ def main() -> None:
                     name,
                     len(body),
                     zipped.num_bytes_downloaded,  # type: ignore[attr-defined]
-                    median_us(lambda body=body: gzip(body), arguments.repeat),
+                    median_us(lambda body=body: gzip_body(body), arguments.repeat),
                     median_us(lambda ask=ask: ask({"Accept-Encoding": "identity"}), 50),
                 )
             )
@@ -123,7 +118,7 @@ def main() -> None:
                 "roll's answer (htmx)",
                 len(body),
                 rolled.num_bytes_downloaded,
-                median_us(lambda: gzip(body), arguments.repeat),
+                median_us(lambda: gzip_body(body), arguments.repeat),
                 float("nan"),
             )
         )

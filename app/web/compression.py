@@ -52,14 +52,19 @@ def accepts_gzip(accept_encoding: str) -> bool:
     return weights.get("gzip", weights.get("x-gzip", weights.get("*", 0.0))) > 0
 
 
+def gzip_body(body: bytes | memoryview) -> bytes:
+    """``body`` gzipped at :data:`LEVEL`."""
+    compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, GZIP_WINDOW)
+    return compressor.compress(body) + compressor.flush()
+
+
 def gzipped(request: Request, response: AnyResponse) -> AnyResponse:
     """``response`` with its body gzipped if the request accepts it and it is worth it."""
     if len(response.body) < MINIMUM_BYTES or "content-encoding" in response.headers:
         return response
     response.headers.add_vary_header("Accept-Encoding")
     if accepts_gzip(request.headers.get("accept-encoding", "")):
-        compressor = zlib.compressobj(LEVEL, zlib.DEFLATED, GZIP_WINDOW)
-        response.body = compressor.compress(response.body) + compressor.flush()
+        response.body = gzip_body(response.body)
         response.headers["content-length"] = str(len(response.body))
         response.headers["content-encoding"] = "gzip"
     return response
