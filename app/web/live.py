@@ -93,20 +93,36 @@ class RenderingKey:
 
 
 class Rendering:
-    """One version rendered for one kind: its fragments and its whole event, encoded."""
+    """One version rendered for one kind: its fragments, and its whole event once a reader
+    needs it (a reader that saw the version before takes the change: the whole is made for
+    a reader that joins or fell behind, and for the bots' JSON)."""
 
-    __slots__ = ("_splits", "change", "event", "parts", "shows")
+    __slots__ = ("_event", "_splits", "change", "name", "parts", "shows", "version")
 
     def __init__(
-        self, parts: tuple[str, ...], event: str, shows: tuple[Hashable, ...] = ()
+        self,
+        parts: tuple[str, ...],
+        version: int,
+        name: str = "update",
+        shows: tuple[Hashable, ...] = (),
     ) -> None:
         self.parts = parts
-        self.event = event
+        self.version = version
+        self.name = name
         self.shows = shows
         """What of the game each part shows (None: not said, made again each version)."""
         self.change: str | None = None
         """The event from the version before to this one, once a reader has needed it."""
+        self._event: str | None = None
         self._splits: dict[int, _Split] = {}
+
+    @property
+    def event(self) -> str:
+        """The whole rendering as one event (made once, when first needed: kept beside its
+        parts for every version, it was a second copy of a board each game held)."""
+        if self._event is None:
+            self._event = sse(self.name, self.version, "".join(self.parts))
+        return self._event
 
     def split(self, index: int) -> _Split:
         """Fragment ``index`` as its parts and its skeleton (made once)."""
@@ -159,11 +175,11 @@ class LiveViews:
         event: str = "update",
     ) -> Rendering:
         """The rendering of ``key``: ``make`` gives its fragments (once, for every reader),
-        each made one line, and the whole is encoded as one ``event``."""
+        each made one line; the whole is one ``event`` (made when a reader first needs it)."""
         rendering = self._renderings.get(key)
         if rendering is None:
             parts = tuple(part.replace("\n", " ") for part in make())
-            rendering = self._keep(key, Rendering(parts, sse(event, key.version, "".join(parts))))
+            rendering = self._keep(key, Rendering(parts, key.version, event))
         return rendering
 
     def board(
@@ -193,8 +209,7 @@ class LiveViews:
             made[index].replace("\n", " ") if index in made else old[index]
             for index in range(len(shows))
         )
-        event = sse("update", key.version, "".join(parts))
-        return self._keep(key, Rendering(parts, event, tuple(shows)))
+        return self._keep(key, Rendering(parts, key.version, shows=tuple(shows)))
 
     def _keep(self, key: RenderingKey, rendering: Rendering) -> Rendering:
         self.made[key.kind.partition(":")[0]] += 1

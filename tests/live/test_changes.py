@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from app.web.live import LiveViews, Rendering, RenderingKey
+from app.web.live import LiveViews, Rendering, RenderingKey, sse
 
 ROW = '<tr id="{id}" data-live-part class="r"><td>{value}</td></tr>'
 
@@ -43,8 +43,17 @@ def test_a_change_of_the_frame_sends_the_fragment_whole() -> None:
 
 
 def test_splits_forgotten_are_made_again() -> None:
-    rendering = Rendering((table(("a", 1)),), "")
+    rendering = Rendering((table(("a", 1)),), 1)
     first = rendering.split(0)
     rendering.forget_splits()
     assert rendering.split(0) is not first
     assert rendering.split(0).parts == first.parts
+
+
+def test_a_renderings_whole_event_is_its_parts_in_one_event_made_once() -> None:
+    parts = (table(("a", 1)), "<p>\u00e9t\u00e9</p>")
+    rendering = Rendering(parts, 7, "table")
+    event = rendering.event
+    assert event == sse("table", 7, "".join(parts))
+    assert event.startswith("event: table\nid: 7\ndata: <table>")
+    assert rendering.event is event

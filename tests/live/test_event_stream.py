@@ -9,6 +9,7 @@ import asyncio
 import contextlib
 import threading
 import time
+import tracemalloc
 from collections.abc import AsyncGenerator
 from typing import Any
 
@@ -149,6 +150,47 @@ def test_a_leave_during_work_in_a_thread_waits_for_that_work() -> None:
     threads = threading.active_count()
     run(scenario)
     assert threading.active_count() <= threads + 1  # the worker thread is idle, not stuck
+
+
+def test_a_stream_waiting_for_its_next_event_holds_nothing_it_has_written() -> None:
+    """Each reader's last write stayed in its stream until the next one: after a roll, 15
+    KiB a stream, encoded (docs/performance.md, "Memory per open stream")."""
+    megabyte = 1 << 20
+
+    async def one_big_event(written: asyncio.Event) -> AsyncGenerator[str, None]:
+        # Made for this reader alone, as the events of one wake are joined.
+        yield "".join(["event: change\ndata: ", "x" * megabyte, "\n\n"])
+        written.set()
+        await asyncio.Event().wait()
+        yield "never"
+
+    async def scenario() -> None:
+        written, left = asyncio.Event(), asyncio.Event()
+        sizes: list[int] = []
+
+        async def receive() -> dict[str, Any]:
+            await left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:  # as a socket does: written, gone
+            sizes.append(len(message.get("body", b"")))
+
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            stream = EventStream(one_big_event(written))
+            task = asyncio.create_task(stream(client_scope(), receive, send))
+            await written.wait()
+            await asyncio.sleep(0)
+            held = tracemalloc.get_traced_memory()[0] - before
+            left.set()
+            await task
+        finally:
+            tracemalloc.stop()
+        assert megabyte < max(sizes)  # it was written
+        assert held < megabyte // 10, f"the waiting stream holds {held} bytes"
+
+    run(scenario)
 
 
 def client_scope() -> dict[str, Any]:
