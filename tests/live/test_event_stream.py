@@ -154,7 +154,7 @@ def test_a_leave_during_work_in_a_thread_waits_for_that_work() -> None:
 
 def test_a_stream_waiting_for_its_next_event_holds_nothing_it_has_written() -> None:
     """Each reader's last write stayed in its stream until the next one: after a roll, 15
-    KiB a stream, encoded (docs/performance.md, "Memory per open stream")."""
+    KiB a stream, encoded (docs/performance.md, "What a stream holds while it waits")."""
     megabyte = 1 << 20
 
     async def one_big_event(written: asyncio.Event) -> AsyncGenerator[str, None]:
