@@ -38,3 +38,12 @@ def open_menu(page: Any, code: str = "en") -> None:
     toggle = page.get_by_role("button", name=say(code, "Menu"))
     if toggle.get_attribute("aria-expanded") != "true":
         toggle.click()
+
+
+def fetched(page: Any, answers: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
+    """``answers`` (held by a ``page.route`` handler that appends ``(route, route.fetch())``)
+    once one has been fetched. The handler runs when Playwright dispatches it, and fetches
+    then: under load the page may show the action's echo first."""
+    while not answers:
+        page.wait_for_timeout(20)
+    return answers

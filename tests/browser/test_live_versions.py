@@ -9,7 +9,7 @@ from typing import Any
 import httpx
 import pytest
 
-from tests.browser.pages import MOTION
+from tests.browser.pages import MOTION, fetched
 from tests.live_server import Server
 from tests.web.helpers import auth
 
@@ -87,14 +87,6 @@ def hold_answers(page: Any, pattern: str) -> list[tuple[Any, Any]]:
     it is asked (an action is applied) and kept from the page, with its route to fulfil."""
     answers: list[tuple[Any, Any]] = []
     page.route(pattern, lambda route: answers.append((route, route.fetch())))
-    return answers
-
-
-def fetched(page: Any, answers: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
-    """``answers`` once one has been fetched. The route's handler runs when Playwright
-    dispatches it, and fetches then: under load the page may show the action's echo first."""
-    while not answers:
-        page.wait_for_timeout(20)
     return answers
 
 

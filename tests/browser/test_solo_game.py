@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.browser.pages import MOTION
+from tests.browser.pages import MOTION, fetched
 from tests.live_server import Server
 from tests.scenarios import BOXES_BEFORE_SACRIFICE, SACRIFICE_DICE
 
@@ -122,9 +122,7 @@ def test_a_box_selected_before_the_rolls_own_answer_lands_stays_selected(
     page.route("**/games/*/roll", lambda route: held.append((route, route.fetch())))
     page.get_by_role("button", name="Roll (3 left)").click()
     page.get_by_role("button", name="Roll (2 left)").wait_for()  # from the echo alone
-    while not held:  # the route's handler fetches the answer when Playwright dispatches it
-        page.wait_for_timeout(20)
-    assert len(held) == 1, "the answer is held back"
+    assert len(fetched(page, held)) == 1, "the answer is held back"
     page.locator("#scoresheet input[name=box][value=chance]").check()
     page.evaluate("() => { document.getElementById('scoresheet').dataset.old = 'true'; }")
     route, answer = held.pop()
