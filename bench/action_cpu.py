@@ -13,9 +13,14 @@ in a fresh process, and the ratio is printed round by round.
 ``--without-metrics`` compares this checkout with itself, its Prometheus figures not
 recorded (prometheus-client's ``inc``, ``set``, ``observe`` and ``labels`` made to do nothing
 in that process): what the metrics cost a move (issue #29). ``--instructions`` counts
-instructions under ``valgrind --tool=callgrind`` rather than CPU time: each figure is the
-difference between a run of twice the actions and a run of the actions, divided by the
-actions it adds, so the start-up cancels out; repeatable where CPU time drifts by ±20 %.
+instructions under ``valgrind --tool=callgrind`` rather than CPU time, only while the
+measured actions are played (the child turns callgrind's counting on and off around them);
+repeatable to 0.1 % where CPU time drifts by ±20 %.
+
+``--idle-ms MS`` compares this checkout with itself, its event loop idle for ``MS`` before
+each action, as a worker's is between a paced load's requests (``bench/load.py``'s paced
+phases). The idle time is not counted, only the actions' own CPU: a move after a pause costs
+more CPU for the same instructions (docs/performance.md, "Why a paced move costs more").
 """
 
 from __future__ import annotations
@@ -36,6 +41,10 @@ ROOT = Path(__file__).resolve().parent.parent
 CHILD = "--child"
 METRICS_OFF = "PENTA_BENCH_METRICS_OFF"
 """Set in a child's environment: its metrics record nothing."""
+IDLE_MS = "PENTA_BENCH_IDLE_MS"
+"""Set in a child's environment: its event loop waits this long before each action."""
+CALLGRIND = "PENTA_BENCH_CALLGRIND"
+"""Set in a child's environment under callgrind: it counts the measured actions only."""
 
 
 def _metrics_off() -> None:
@@ -60,6 +69,8 @@ async def _play(actions: int) -> float:
 
     from app.settings import Settings
     from app.web.factory import create_app
+
+    idle = float(os.environ.get(IDLE_MS, "0")) / 1000
 
     folder = tempfile.mkdtemp(prefix="penta-cpu-")
     options: dict[str, object] = {
@@ -87,30 +98,55 @@ async def _play(actions: int) -> float:
             await client.post(f"/api/v1/games/{game_id}/start", headers=headers, json={})
             return game_id, headers
 
-        async def run(count: int) -> None:
+        async def act(game_id: str, headers: dict[str, str]) -> tuple[str, dict[str, str]]:
+            """One action: reads the game, then rolls or scores (or starts a new game)."""
+            game = (await client.get(f"/api/v1/games/{game_id}")).json()
+            if game["status"] == "finished":
+                return await new_game()
+            if game["rolls_left"] > 0 and (game["dice"] is None or game["rolls_left"] > 1):
+                answer = await client.post(
+                    f"/api/v1/games/{game_id}/roll",
+                    headers=headers,
+                    json={"hold": [] if game["dice"] is None else [0]},
+                )
+            else:
+                box = max(game["options"], key=game["options"].get)
+                answer = await client.post(
+                    f"/api/v1/games/{game_id}/score", headers=headers, json={"box": box}
+                )
+            assert answer.status_code == 200, answer.text
+            return game_id, headers
+
+        async def run(count: int) -> float:
+            """Plays ``count`` actions; the CPU seconds they took, the idle gaps left out."""
+            spent = 0.0
             game_id, headers = await new_game()
             for _ in range(count):
-                game = (await client.get(f"/api/v1/games/{game_id}")).json()
-                if game["status"] == "finished":
-                    game_id, headers = await new_game()
-                    continue
-                if game["rolls_left"] > 0 and (game["dice"] is None or game["rolls_left"] > 1):
-                    answer = await client.post(
-                        f"/api/v1/games/{game_id}/roll",
-                        headers=headers,
-                        json={"hold": [] if game["dice"] is None else [0]},
-                    )
-                else:
-                    box = max(game["options"], key=game["options"].get)
-                    answer = await client.post(
-                        f"/api/v1/games/{game_id}/score", headers=headers, json={"box": box}
-                    )
-                assert answer.status_code == 200, answer.text
+                if idle:
+                    await asyncio.sleep(idle)
+                started = time.process_time()
+                game_id, headers = await act(game_id, headers)
+                spent += time.process_time() - started
+            return spent
 
         await run(actions // 5)  # warm-up
-        started = time.process_time()
-        await run(actions)
-        return (time.process_time() - started) / actions
+        _count_instructions("on")
+        spent = await run(actions)
+        _count_instructions("off")
+        return spent / actions
+
+
+def _count_instructions(state: str) -> None:
+    """Under callgrind (started with its counting off), turns it on or off in this process."""
+    if not os.environ.get(CALLGRIND):
+        return
+    done = subprocess.run(
+        ["callgrind_control", f"--instr={state}", str(os.getpid())],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "Error" not in done.stdout, done.stdout
 
 
 def _child(actions: int) -> None:
@@ -120,39 +156,43 @@ def _child(actions: int) -> None:
     print(json.dumps({"cpu_ms": 1000 * asyncio.run(_play(actions))}))
 
 
-def _run(root: Path, actions: int, table: Path, *, metrics: bool, valgrind: bool) -> str:
+def _run(
+    root: Path, actions: int, table: Path, *, metrics: bool, valgrind: bool, idle_ms: float
+) -> str:
     """One child's output: its JSON line, and callgrind's report on stderr under valgrind."""
     command = [sys.executable, str(Path(__file__).resolve()), CHILD, str(actions)]
-    if valgrind:
-        command = ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *command]
     environment = {**os.environ, "PENTA_STRATEGY_TABLE": str(table), "PYTHONPATH": str(root)}
+    if valgrind:
+        command = [
+            *("valgrind", "--tool=callgrind", "--instr-atstart=no"),
+            *("--callgrind-out-file=/dev/null", *command),
+        ]
+        environment[CALLGRIND] = "1"
     if not metrics:
         environment[METRICS_OFF] = "1"
+    if idle_ms:
+        environment[IDLE_MS] = str(idle_ms)
     done = subprocess.run(
         command, cwd=root, env=environment, capture_output=True, text=True, check=True
     )
     return done.stdout + done.stderr
 
 
-def _measure(root: Path, actions: int, table: Path, *, metrics: bool = True) -> float:
+def _measure(root: Path, actions: int, table: Path, *, metrics: bool, idle_ms: float) -> float:
     """CPU ms per action of one child."""
-    output = _run(root, actions, table, metrics=metrics, valgrind=False)
+    output = _run(root, actions, table, metrics=metrics, valgrind=False, idle_ms=idle_ms)
     line = next(line for line in reversed(output.splitlines()) if line.startswith("{"))
     cpu_ms: float = json.loads(line)["cpu_ms"]
     return cpu_ms
 
 
-def _instructions(root: Path, actions: int, table: Path, *, metrics: bool = True) -> float:
-    """Thousands of instructions per action: two children under callgrind, ``actions`` and
-    twice as many (each with its warm-up of a fifth), the difference over what it adds."""
-    counts = []
-    for count in (actions, 2 * actions):
-        output = _run(root, count, table, metrics=metrics, valgrind=True)
-        found = re.search(r"Collected : (\d+)", output)
-        assert found, output[-2000:]
-        counts.append(int(found.group(1)))
-    added = (2 * actions + 2 * actions // 5) - (actions + actions // 5)
-    return (counts[1] - counts[0]) / added / 1000
+def _instructions(root: Path, actions: int, table: Path, *, metrics: bool, idle_ms: float) -> float:
+    """Thousands of instructions per action: a child under callgrind, which counts only
+    while it plays the measured actions (not its start nor its warm-up)."""
+    output = _run(root, actions, table, metrics=metrics, valgrind=True, idle_ms=idle_ms)
+    found = re.search(r"Collected : (\d+)", output)
+    assert found, output[-2000:]
+    return int(found.group(1)) / actions / 1000
 
 
 def main() -> None:
@@ -169,13 +209,21 @@ def main() -> None:
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions (callgrind), not time"
     )
+    parser.add_argument(
+        "--idle-ms",
+        type=float,
+        default=0.0,
+        help="compare with this checkout, its loop idle this long before each action",
+    )
     parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
     arguments = parser.parse_args()
-    roots = {"this": (ROOT, True)}
+    roots = {"this": (ROOT, True, 0.0)}
     if arguments.compare_with:
-        roots["other"] = (arguments.compare_with.resolve(), True)
+        roots["other"] = (arguments.compare_with.resolve(), True, 0.0)
     elif arguments.without_metrics:
-        roots["other"] = (ROOT, False)
+        roots["other"] = (ROOT, False, 0.0)
+    elif arguments.idle_ms:
+        roots = {"idle": (ROOT, True, arguments.idle_ms), "other": roots["this"]}
     measure = _instructions if arguments.instructions else _measure
     unit = "k instructions" if arguments.instructions else "ms"
     what = "instructions" if arguments.instructions else "CPU"
@@ -183,9 +231,15 @@ def main() -> None:
     for number in range(arguments.rounds):
         order = list(roots)[:: 1 if number % 2 == 0 else -1]
         for name in order:
-            root, metrics = roots[name]
+            root, metrics, idle_ms = roots[name]
             figures[name].append(
-                measure(root, arguments.actions, arguments.strategy_table, metrics=metrics)
+                measure(
+                    root,
+                    arguments.actions,
+                    arguments.strategy_table,
+                    metrics=metrics,
+                    idle_ms=idle_ms,
+                )
             )
         print(
             f"round {number + 1}: "
@@ -193,13 +247,15 @@ def main() -> None:
             flush=True,
         )
     for name, values in figures.items():
-        root, metrics = roots[name]
+        root, metrics, idle_ms = roots[name]
         where = f"{root}{'' if metrics else ', metrics off'}"
+        where += f", {idle_ms:g} ms idle before each action" if idle_ms else ""
         print(f"{name} ({where}): {what} per action, median {statistics.median(values):.3f} {unit}")
     if "other" in figures:
-        ratios = [a / b for a, b in zip(figures["this"], figures["other"], strict=True)]
+        first = next(iter(figures))
+        ratios = [a / b for a, b in zip(figures[first], figures["other"], strict=True)]
         print(
-            "this / other, round by round "
+            f"{first} / other, round by round "
             + " ".join(f"{ratio:.3f}" for ratio in ratios)
             + f", median {statistics.median(ratios):.3f}"
         )

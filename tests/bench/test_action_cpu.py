@@ -18,3 +18,15 @@ def test_the_action_cpu_bench_plays_and_measures(strategy_table: Path) -> None:
     )
     assert re.search(r"round 1: this [\d.]+ ms", printed), printed
     assert re.search(r"CPU per action, median [\d.]+ ms", printed), printed
+
+
+@pytest.mark.single_kind
+def test_the_action_cpu_bench_compares_moves_after_an_idle_loop(strategy_table: Path) -> None:
+    printed = run_bench(
+        "action_cpu.py",
+        *("--actions", "40", "--rounds", "1", "--idle-ms", "1"),
+        *("--strategy-table", str(strategy_table)),
+    )
+    assert re.search(r"round 1: idle [\d.]+ ms, other [\d.]+ ms", printed), printed
+    assert re.search(r"1 ms idle before each action\): CPU per action, median", printed), printed
+    assert re.search(r"idle / other, round by round [\d.]+, median [\d.]+", printed), printed
