@@ -8,6 +8,8 @@ ends, so a ``HEAD`` of one stays a 405.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 STREAM_SUFFIX = "/events"
@@ -19,14 +21,18 @@ class HeadMiddleware:
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """Any other request is the app's, handed on: no frame of this middleware stays on
+        it (a live stream's lasts as long as the page)."""
         if (
             scope["type"] != "http"
             or scope["method"] != "HEAD"
             or scope["path"].endswith(STREAM_SUFFIX)
         ):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
+        return self._head(scope, receive, send)
+
+    async def _head(self, scope: Scope, receive: Receive, send: Send) -> None:
         ended = False
 
         async def headers_only(message: Message) -> None:

@@ -9,6 +9,7 @@ for a host in ``PENTA_ALLOWED_HOSTS``; a request naming any other host is refuse
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from urllib.parse import urlsplit
 
 from starlette.requests import Request
@@ -41,13 +42,13 @@ class HostMiddleware:
         self.names = names
         self.public_url = f"{public_url.rstrip('/')}/" if public_url else None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """The app's answer (or the refusal's), handed on: no frame of this middleware stays
+        on a request (a live stream's lasts as long as the page)."""
         if scope["type"] not in ("http", "websocket"):
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         if scope["path"] == METRICS_PATH:  # a scraper names each worker's own address
-            await self.app(scope, receive, send)
-            return
+            return self.app(scope, receive, send)
         host = ""
         for name, value in scope.get("headers", ()):
             if name == b"host":
@@ -56,12 +57,10 @@ class HostMiddleware:
         hostname = host_name(host)
         if ANY_HOST not in self.names and (hostname is None or hostname not in self.names):
             error = {"code": "unknown_host", "message": "this server does not serve that host"}
-            response = JSONResponse({"error": error}, status_code=400)
-            await response(scope, receive, send)
-            return
+            return JSONResponse({"error": error}, status_code=400)(scope, receive, send)
         state = scope.setdefault("state", {})
         state["base_url"] = self.public_url or f"{scope.get('scheme', 'http')}://{host}/"
-        await self.app(scope, receive, send)
+        return self.app(scope, receive, send)
 
 
 def base_url(request: Request) -> str:

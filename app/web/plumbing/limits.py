@@ -187,19 +187,25 @@ class ActionLimitMiddleware:
         )
         self.seats: Limiter = shared("seat", per_seat) if shared else RateLimiter(per_seat)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
+        """A read is the app's, handed on: no frame of this middleware stays on it (a live
+        stream's lasts as long as the page)."""
         if scope["type"] == "http" and scope["method"] in _ACTION_METHODS:
-            refusal: ServiceError | None = None
-            wait = await self.addresses.acquire("action", scope_address(scope))
+            return self._limited(scope, receive, send)
+        return self.app(scope, receive, send)
+
+    async def _limited(self, scope: Scope, receive: Receive, send: Send) -> None:
+        refusal: ServiceError | None = None
+        wait = await self.addresses.acquire("action", scope_address(scope))
+        if wait > 0:
+            refusal = RateLimitedError(wait)
+        elif self.seats.capacity > 0:
+            seat = _seat_key(scope)
+            wait = await self.seats.acquire("seat", seat) if seat else 0.0
             if wait > 0:
-                refusal = RateLimitedError(wait)
-            elif self.seats.capacity > 0:
-                seat = _seat_key(scope)
-                wait = await self.seats.acquire("seat", seat) if seat else 0.0
-                if wait > 0:
-                    refusal = SeatLimitedError(wait)
-            if refusal is not None:
-                response = service_error_response(Request(scope), refusal)
-                await response(scope, receive, send)
-                return
+                refusal = SeatLimitedError(wait)
+        if refusal is not None:
+            response = service_error_response(Request(scope), refusal)
+            await response(scope, receive, send)
+            return
         await self.app(scope, receive, send)
