@@ -14,13 +14,16 @@ in a fresh process, and the ratio is printed round by round.
 recorded (prometheus-client's ``inc``, ``set``, ``observe`` and ``labels`` made to do nothing
 in that process): what the metrics cost a move (issue #29). ``--instructions`` counts
 instructions under ``valgrind --tool=callgrind`` rather than CPU time, only while the
-measured actions are played (the child turns callgrind's counting on and off around them);
+measured actions are played (the child turns callgrind's counting on before them and off
+after: not its start nor its warm-up; with ``--idle-ms``, the loop's sleeps are counted too);
 repeatable to 0.1 % where CPU time drifts by ±20 %.
 
 ``--idle-ms MS`` compares this checkout with itself, its event loop idle for ``MS`` before
 each action, as a worker's is between a paced load's requests (``bench/load.py``'s paced
-phases). The idle time is not counted, only the actions' own CPU: a move after a pause costs
-more CPU for the same instructions (docs/performance.md, "Why a paced move costs more").
+phases). The CPU of the idle time is not counted, only the actions' own (what the app does
+after an answer, such as waking its scheduler, then falls in the idle time, so if anything
+this undercounts): a move after a pause costs more CPU for the same instructions
+(docs/performance.md, "Why a paced move costs more").
 """
 
 from __future__ import annotations
@@ -202,14 +205,15 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=(__doc__ or "").split("\n\n")[0])
     parser.add_argument("--actions", type=int, default=3000, help="measured actions a round")
     parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT")
-    parser.add_argument(
+    other = parser.add_mutually_exclusive_group()
+    other.add_argument("--compare-with", type=Path, metavar="CHECKOUT")
+    other.add_argument(
         "--without-metrics", action="store_true", help="compare with this checkout, metrics off"
     )
     parser.add_argument(
         "--instructions", action="store_true", help="count instructions (callgrind), not time"
     )
-    parser.add_argument(
+    other.add_argument(
         "--idle-ms",
         type=float,
         default=0.0,

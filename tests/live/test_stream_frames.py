@@ -23,9 +23,9 @@ HANDING_ON = {
 """The app's middlewares that have nothing to do on a stream once it is let through. (Not
 the app's own ``__call__``: uvicorn takes an app whose ``__call__`` is no coroutine function
 for ASGI 2.)"""
-WORKING = {"RequestLog.__call__", "BrowserMiddleware.__call__"}
-"""Two that do (the log line at its end, the headers of its answer): seen in the chain, they
-show that the walk went through the middlewares."""
+WORKING = {"RequestLog.__call__", "BrowserMiddleware.__call__", "BodyLimitMiddleware.__call__"}
+"""Three that do (the log line at its end, the headers of its answer, the count of its body),
+outside and inside those: seen in the chain, they show that the walk went past them all."""
 
 
 def awaited_frames(task: asyncio.Task[None]) -> list[str]:
