@@ -19,13 +19,15 @@ HANDING_ON = {
     "HostMiddleware.__call__",
     "HeadMiddleware.__call__",
     "ActionLimitMiddleware.__call__",
+    "BodyLimitMiddleware.__call__",
 }
 """The app's middlewares that have nothing to do on a stream once it is let through. (Not
 the app's own ``__call__``: uvicorn takes an app whose ``__call__`` is no coroutine function
 for ASGI 2.)"""
-WORKING = {"RequestLog.__call__", "BrowserMiddleware.__call__", "BodyLimitMiddleware.__call__"}
-"""Three that do (the log line at its end, the headers of its answer, the count of its body),
-outside and inside those: seen in the chain, they show that the walk went past them all."""
+WORKING = {"RequestLog.__call__", "BrowserMiddleware.__call__", "ExceptionMiddleware.__call__"}
+"""Three that do (the log line at its end, the headers of its answer, Starlette's handling of
+its errors), outside those and inside them all: seen in the chain, they show that the walk went
+past them."""
 
 
 def awaited_frames(task: asyncio.Task[None]) -> list[str]:

@@ -1,12 +1,16 @@
 """Refuse request bodies over a size with 413, before anything parses them.
 
-A declared ``Content-Length`` over the limit is answered at once, unread; a body without
-one is counted as it arrives and refused as soon as it goes over. Either way the answer is
-the app's usual error (JSON for the API, a page or fragment for people), and it passes
-through the security headers like any other.
+A declared ``Content-Length`` over the limit is answered at once, unread; a chunked body
+(``Transfer-Encoding``, no length said) is counted as it arrives and refused as soon as it goes
+over. Either way the answer is the app's usual error (JSON for the API, a page or fragment for
+people), and it passes through the security headers like any other. Any other request is
+handed straight on: in HTTP/1.1 its body is the length it declared, or none (RFC 9112, 6.3),
+and the server reads no more; a live stream keeps no frame of this middleware.
 """
 
 from __future__ import annotations
+
+from collections.abc import Awaitable
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -21,14 +25,18 @@ class BodyLimitMiddleware:
         self.app = app
         self.max_bytes = max_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
         if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        if _declared_length(scope) > self.max_bytes:
+            return self.app(scope, receive, send)
+        length, chunked = _framing(scope)
+        if length > self.max_bytes:
             response = refusal_response(Request(scope), 413, "too_large", params=self.limit)
-            await response(scope, receive, send)
-            return
+            return response(scope, receive, send)
+        if not chunked:
+            return self.app(scope, receive, send)
+        return self._counted(scope, receive, send)
+
+    async def _counted(self, scope: Scope, receive: Receive, send: Send) -> None:
         received = 0
 
         async def counted() -> Message:
@@ -50,11 +58,16 @@ class BodyLimitMiddleware:
         return {"bytes": self.max_bytes}
 
 
-def _declared_length(scope: Scope) -> int:
+def _framing(scope: Scope) -> tuple[int, bool]:
+    """The ``Content-Length`` a request declares (0 for none or one unreadable), and whether it
+    says ``Transfer-Encoding`` (a body whose length is not told in advance)."""
+    length, chunked = 0, False
     for name, value in scope.get("headers", ()):
         if name == b"content-length":
             try:
-                return int(value)
+                length = int(value)
             except ValueError:
-                return 0
-    return 0
+                length = 0
+        elif name == b"transfer-encoding":
+            chunked = True
+    return length, chunked
