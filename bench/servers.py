@@ -79,9 +79,10 @@ class Uvicorn:
                 with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
                     if response.status == 200:
                         return self
-            except OSError:
+            except OSError:  # not listening yet, or answering with an error
                 time.sleep(0.1)
-        raise RuntimeError(f"{self.target} did not become healthy")
+        self.__exit__(None, None, None)  # a server that never came up is not left running
+        raise RuntimeError(f"{self.target} did not become healthy; see {self.log_path}")
 
     def __exit__(
         self,
