@@ -116,6 +116,13 @@ class Rendering:
         self._event: str | None = None
         self._splits: dict[int, _Split] = {}
 
+    @classmethod
+    def whole(cls, data: str, version: int, name: str) -> Rendering:
+        """A rendering that is one event and nothing else (no fragments kept)."""
+        rendering = cls((), version, name)
+        rendering._event = sse(name, version, data)
+        return rendering
+
     @property
     def event(self) -> str:
         """The whole rendering as one event (made once, when first needed: kept beside its
@@ -229,8 +236,13 @@ class LiveViews:
         return self.rendering(key, lambda: (GameOut.of(view, site).model_dump_json(),), "game")
 
     def event(self, key: RenderingKey, make: Callable[[], str], event: str) -> str:
-        """The one-fragment event of ``key`` that ``make`` renders, made once for all readers."""
-        return self.rendering(key, lambda: (make(),), event).event
+        """The one-fragment event of ``key`` that ``make`` renders, made once for all readers
+        and kept as that event alone (its fragment beside it held a second copy: 1.5 KiB a
+        game's table, bench/stream_memory.py)."""
+        rendering = self._renderings.get(key)
+        if rendering is None:
+            rendering = self._keep(key, Rendering.whole(make(), key.version, event))
+        return rendering.event
 
     def change(self, key: RenderingKey, rendering: Rendering) -> str | None:
         """The ``change`` event from version ``key.version - 1`` to ``rendering``: only its
