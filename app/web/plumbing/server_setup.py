@@ -26,7 +26,7 @@ import resource
 from typing import Any
 
 from fastapi import FastAPI
-from starlette.types import Receive, Scope, Send
+from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.config import Config
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 from uvicorn.protocols.http.h11_impl import H11Protocol
@@ -40,6 +40,11 @@ FILE_DESCRIPTOR_MARGIN = 64
 """Descriptors kept beyond the connection cap: the database, logs, the strategy table."""
 
 logger = logging.getLogger("uvicorn.error")
+
+INERT_LAYERS = frozenset({"ExceptionTelemetryMiddleware", "AppBodyLimitMiddleware"})
+"""FastAPI's layers that do nothing where its telemetry is off and no body size is set on it
+or a route (the app's own ``BodyLimitMiddleware`` limits bodies): named, not imported, as
+they live in FastAPI's private modules; renamed, they are simply kept."""
 
 
 def connection_limits(settings: Settings) -> ConnectionLimits:
@@ -109,6 +114,29 @@ class PentaApp(FastAPI):
 
     penta_settings: Settings | None = None
     _server_configured = False
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """FastAPI's stack without its :data:`INERT_LAYERS` where they are inert: each was a
+        call on every request and a frame kept on every open live stream."""
+        stack = super().build_middleware_stack()
+        if not self._inert_layers_removable():
+            return stack
+        layer: Any = stack
+        for _ in range(64):  # the middlewares down to the router, which has no ``app``
+            inner = getattr(layer, "app", None)
+            if inner is None or inner is self.router:
+                break
+            if type(inner).__name__ in INERT_LAYERS:
+                layer.app = inner.app
+            else:
+                layer = inner
+        return stack
+
+    def _inert_layers_removable(self) -> bool:
+        telemetry = getattr(self, "_native_telemetry", None)
+        off = telemetry is not None and not telemetry.enabled()
+        sizes = [getattr(route, "max_body_size", None) for route in self.routes]
+        return off and self.max_body_size is None and all(size is None for size in sizes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan" and not self._server_configured:
