@@ -117,9 +117,11 @@ class Rendering:
         self._splits: dict[int, _Split] = {}
 
     @classmethod
-    def whole(cls, data: str, version: int, name: str) -> Rendering:
+    def whole(
+        cls, data: str, version: int, name: str, shows: tuple[Hashable, ...] = ()
+    ) -> Rendering:
         """A rendering that is one event and nothing else (no fragments kept)."""
-        rendering = cls((), version, name)
+        rendering = cls((), version, name, shows)
         rendering._event = sse(name, version, data)
         return rendering
 
@@ -220,6 +222,7 @@ class LiveViews:
 
     def _keep(self, key: RenderingKey, rendering: Rendering) -> Rendering:
         self.made[key.kind.partition(":")[0]] += 1
+        self._renderings.pop(key, None)  # one taking a key's place is the newest
         self._renderings[key] = rendering
         while len(self._renderings) > _CACHE_SIZE:
             self._renderings.popitem(last=False)
@@ -235,13 +238,21 @@ class LiveViews:
         key = RenderingKey(view.id, view.version, f"api:{site}")
         return self.rendering(key, lambda: (GameOut.of(view, site).model_dump_json(),), "game")
 
-    def event(self, key: RenderingKey, make: Callable[[], str], event: str) -> str:
+    def event(
+        self,
+        key: RenderingKey,
+        make: Callable[[], str],
+        event: str,
+        shows: tuple[Hashable, ...] = (),
+    ) -> str:
         """The one-fragment event of ``key`` that ``make`` renders, made once for all readers
         and kept as that event alone (its fragment beside it held a second copy: 1.5 KiB a
-        game's table, bench/stream_memory.py)."""
+        game's table, bench/stream_memory.py). ``shows``: what the event shows beyond its key
+        (the table's presence); one that shows something else takes the key's place, so a
+        version keeps one such event, not one for every state it went through."""
         rendering = self._renderings.get(key)
-        if rendering is None:
-            rendering = self._keep(key, Rendering.whole(make(), key.version, event))
+        if rendering is None or rendering.shows != shows:
+            rendering = self._keep(key, Rendering.whole(make(), key.version, event, shows))
         return rendering.event
 
     def change(self, key: RenderingKey, rendering: Rendering) -> str | None:

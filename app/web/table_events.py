@@ -120,8 +120,8 @@ class TableEvents:
                     csrf_token="",
                 )
 
-        key = RenderingKey(view.id, view.version, f"table:{self.language}:{table}")
-        return self.live.event(key, make, "table")
+        key = RenderingKey(view.id, view.version, f"table:{self.language}")
+        return self.live.event(key, make, "table", shows=(table,))
 
     async def _reaction(self, view: GameView, reaction: Reaction) -> str:
         def make() -> str:

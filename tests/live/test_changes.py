@@ -57,3 +57,19 @@ def test_a_renderings_whole_event_is_its_parts_in_one_event_made_once() -> None:
     assert event == sse("table", 7, "".join(parts))
     assert event.startswith("event: table\nid: 7\ndata: <table>")
     assert rendering.event is event
+
+
+def test_a_one_fragment_event_is_kept_alone_and_one_per_key_whatever_it_shows() -> None:
+    live = LiveViews(service=None)  # type: ignore[arg-type]  # no view is read here
+    key = RenderingKey("game", 3, "table:en")
+    first = live.event(key, lambda: "<p>\nAnn</p>", "table", shows=("Ann here",))
+    assert first == sse("table", 3, "<p> Ann</p>")
+    # Asked again for what it shows: the same event, not made again.
+    assert live.event(key, lambda: "<p>other</p>", "table", shows=("Ann here",)) is first
+    # Showing something else (the table changed): made again, in the key's place.
+    second = live.event(key, lambda: "<p>Ann away</p>", "table", shows=("Ann away",))
+    assert second == sse("table", 3, "<p>Ann away</p>")
+    assert live.made["table"] == 2
+    kept = live.rendering(key, lambda: ())
+    assert kept.event is second
+    assert kept.parts == ()  # the event alone, not its fragment beside it
