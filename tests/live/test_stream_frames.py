@@ -9,6 +9,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from fastapi import APIRouter
 
 from app.settings import Settings
 from app.web.factory import create_app
@@ -82,3 +83,28 @@ def test_an_open_stream_holds_no_frame_of_the_middlewares_that_hand_it_on(
     assert set(frames) >= WORKING, frames
     assert not HANDING_ON & set(frames), frames
     assert not INERT & set(frames), frames
+
+
+def layers(app: Any) -> list[str]:
+    """The names of the middlewares of ``app``'s stack, outermost first."""
+    names, layer = [], app.build_middleware_stack()
+    while layer is not None and layer is not app.router:
+        names.append(type(layer).__name__)
+        layer = getattr(layer, "app", None)
+    return names
+
+
+def test_fastapis_body_limit_stays_where_a_router_sets_a_body_size(
+    make_settings: Callable[..., Settings],
+) -> None:
+    app = create_app(make_settings())
+    assert "AppBodyLimitMiddleware" not in layers(app)
+    assert "BodyLimitMiddleware" in layers(app)  # the app's own
+    router = APIRouter()
+
+    @router.post("/small")
+    def small() -> None:
+        """A route whose body FastAPI limits (its 413 is FastAPI's layer's to answer)."""
+
+    app.include_router(router, max_body_size=10)
+    assert "AppBodyLimitMiddleware" in layers(app)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import resource
+from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -98,6 +99,18 @@ def configure(config: Config, settings: Settings) -> None:
         ).trusted_hosts
 
 
+def _body_sizes(routes: Sequence[Any]) -> list[int]:
+    """The body sizes set on ``routes``, on the routers they include, and on their routes."""
+    sizes = []
+    for route in routes:
+        sizes.append(getattr(route, "max_body_size", None))
+        sizes.append(getattr(getattr(route, "include_context", None), "max_body_size", None))
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            sizes += _body_sizes(included.routes)
+    return [size for size in sizes if size is not None]
+
+
 def _raise_file_limit(wanted: int) -> None:
     """Let the process open ``wanted`` files if the hard limit allows (the soft one is
     often 1,024, which a thousand connections would exhaust before their cap)."""
@@ -135,8 +148,7 @@ class PentaApp(FastAPI):
     def _inert_layers_removable(self) -> bool:
         telemetry = getattr(self, "_native_telemetry", None)
         off = telemetry is not None and not telemetry.enabled()
-        sizes = [getattr(route, "max_body_size", None) for route in self.routes]
-        return off and self.max_body_size is None and all(size is None for size in sizes)
+        return off and self.max_body_size is None and not _body_sizes(self.routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan" and not self._server_configured:
