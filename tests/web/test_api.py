@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any
 
 import pytest
+from fastapi.routing import APIRoute
 from fastapi.testclient import TestClient
 
 from app.rules import BOXES
 from app.web.assets import ASSETS
+from app.web.deps import bearer_secret, depends_on
 from app.web.schemas import GameOut
 from tests.scenarios import play_a_game
 from tests.web.helpers import act, auth, started_game
@@ -290,6 +293,55 @@ def test_openapi_documents_the_api(client: TestClient) -> None:
     assert docs.status_code == 200
     assert ASSETS.url("vendor/swagger-ui-bundle-5.35.0.js") in docs.text
     assert "<script>" not in docs.text
+
+
+def api_routes(routes: Iterable[Any]) -> Iterator[APIRoute]:
+    """The API routes among ``routes`` and in the routers they include."""
+    for route in routes:
+        if isinstance(route, APIRoute):
+            yield route
+        included = getattr(route, "original_router", None)
+        if included is not None:
+            yield from api_routes(included.routes)
+
+
+@pytest.mark.single_kind
+def test_every_route_that_takes_the_seats_token_documents_its_header(
+    client: TestClient,
+) -> None:
+    """The token is read from the request (no ``Header()`` parameter to validate): the schema
+    still names the header on every operation that takes it, and on no other."""
+    schema = client.get("/openapi.json").json()
+    documented = {
+        (method.upper(), path)
+        for path, operations in schema["paths"].items()
+        for method, operation in operations.items()
+        if any(
+            parameter["name"] == "authorization" and parameter["in"] == "header"
+            for parameter in operation.get("parameters", [])
+        )
+    }
+    taking = {
+        (method, route.path)
+        for route in api_routes(client.app.routes)  # type: ignore[attr-defined]
+        if route.include_in_schema and depends_on(route.dependant, bearer_secret)
+        for method in route.methods
+    }
+    assert len(taking) >= 14
+    assert documented == taking
+    roll = schema["paths"]["/api/v1/games/{game_id}/roll"]["post"]
+    assert [parameter["name"] for parameter in roll["parameters"]] == ["game_id", "authorization"]
+    # The header is read as it was: any case of "Bearer", and no token without it.
+    game_id, token, _game = started_game(client)
+    for header in (f"bearer {token}", f"BEARER  {token} "):
+        rolled = client.post(
+            f"/api/v1/games/{game_id}/roll", json={"hold": []}, headers={"Authorization": header}
+        )
+        assert rolled.status_code == 200, rolled.text
+    refused = client.post(
+        f"/api/v1/games/{game_id}/roll", json={"hold": []}, headers={"Authorization": token}
+    )
+    assert refused.status_code == 403
 
 
 @pytest.mark.single_kind

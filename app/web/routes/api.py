@@ -15,7 +15,7 @@ from app.service.play import Expect
 from app.service.views import GameView
 from app.store.patience import patiently
 from app.web import identity
-from app.web.deps import BearerDep, ServiceDep
+from app.web.deps import BearerDep, ServiceDep, TokenRoute
 from app.web.live import LiveViews
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import CreateLimit, JoinLimit
@@ -35,7 +35,12 @@ from app.web.schemas import (
 )
 from app.web.shared import ERROR_RESPONSES, RATE_LIMITED
 
-router = APIRouter(prefix="/api/v1", tags=["games"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
+router = APIRouter(
+    prefix="/api/v1",
+    tags=["games"],
+    responses=ERROR_RESPONSES,  # type: ignore[arg-type]
+    route_class=TokenRoute,
+)
 
 # Routes that create, start, read or play a game are ``async def`` (a move is cheaper than a
 # trip through the thread pool); joining and adding a computer, through the ORM, stay ``def``.

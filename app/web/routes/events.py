@@ -35,7 +35,7 @@ from app.service.games import GameService
 from app.service.seats import hash_secret
 from app.service.views import GameView
 from app.web.board_parts import BOARD, LOBBY, SHARED_BOARD, board_context
-from app.web.deps import BearerDep, ServiceDep, seat_cookie
+from app.web.deps import BearerDep, ServiceDep, TokenRoute, seat_cookie
 from app.web.live import LiveViews, RenderingKey
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import client_address
@@ -46,7 +46,7 @@ from app.web.templating import render
 
 KEEP_ALIVE_SECONDS = 15.0
 
-router = APIRouter()
+router = APIRouter(route_class=TokenRoute)
 
 
 def _hints(

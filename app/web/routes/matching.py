@@ -14,7 +14,7 @@ from app import i18n
 from app.service.errors import ForbiddenError, ServiceError
 from app.service.matching import TURN_SECONDS, MatchStatus, QuickMatch
 from app.web import identity
-from app.web.deps import BearerDep, CsrfDep, SettingsDep, TemplatesDep
+from app.web.deps import BearerDep, CsrfDep, SettingsDep, TemplatesDep, TokenRoute
 from app.web.plumbing.limits import CreateLimit
 from app.web.schemas import MatchIn, MatchOut, TableOut, TicketOut
 from app.web.shared import (
@@ -161,7 +161,12 @@ async def stop_waiting(request: Request) -> Response:
 
 # -- the JSON API: a bot waits for a table as a browser does -------------------------------
 
-api = APIRouter(prefix="/api/v1", tags=["quick match"], responses=ERROR_RESPONSES)  # type: ignore[arg-type]
+api = APIRouter(
+    prefix="/api/v1",
+    tags=["quick match"],
+    responses=ERROR_RESPONSES,  # type: ignore[arg-type]
+    route_class=TokenRoute,
+)
 
 
 def _match_out(status: MatchStatus) -> MatchOut:

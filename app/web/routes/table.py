@@ -15,12 +15,12 @@ from pydantic import BaseModel, Field
 from app.service.reactions import REACTIONS, Reactions
 from app.service.stand_in import StandIns
 from app.store.patience import patiently
-from app.web.deps import BearerDep, CsrfDep
+from app.web.deps import BearerDep, CsrfDep, TokenRoute
 from app.web.schemas import ErrorOut, GameOut
 from app.web.shared import BoardDep
 
 router = APIRouter(include_in_schema=False)
-api = APIRouter(prefix="/api/v1", tags=["games"])
+api = APIRouter(prefix="/api/v1", tags=["games"], route_class=TokenRoute)
 
 _REFUSALS: dict[int | str, dict[str, Any]] = {
     status: {"model": ErrorOut, "description": description}
