@@ -184,6 +184,10 @@ class Broker:
             except RuntimeError:  # that loop has closed: the subscriber is gone
                 self.unsubscribe(subscription)
 
+    def newest(self, game_id: str) -> int:
+        """The newest version of the game published here while it was watched (0 if none)."""
+        return self._heard.get(game_id, (0, 0.0))[0]
+
     def heard_at(self, game_id: str, version: int) -> float | None:
         """When ``version`` of the game was published here (``perf_counter``), if it is the
         newest one heard of."""

@@ -102,8 +102,10 @@ async def _stream(
     try:
         if seat is not None:  # back at the table: if the computer stood in, the seat is theirs
             await to_thread.run_sync(request.app.state.stand_ins.take_back, game_id, secret)
-        # A reader who saw a newer version (on another worker) than kept here gets it read.
-        view = await live.view(game_id, seen)
+        # A reader who saw a newer version (on another worker) than kept here gets it read,
+        # and so does one that opens after a version was published and before any stream
+        # here took it in (the view kept here is older then): it would wait for the next.
+        view = await live.view(game_id, max(seen, broker.newest(game_id)))
         subscription.notify(view.version, view)
         yield "retry: 1000\n\n"
         while True:
