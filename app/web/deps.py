@@ -6,6 +6,7 @@ dependency in its thread pool, a trip dearer than their work (docs/performance.m
 
 from __future__ import annotations
 
+import copy
 import hmac
 from collections.abc import Callable
 from typing import Annotated, Any
@@ -64,17 +65,21 @@ AUTHORIZATION_PARAMETER = {
 
 class TokenRoute(APIRoute):
     """An API route whose schema names the ``Authorization`` header when the route takes the
-    seat's token (:data:`BearerDep`, at any depth of its dependencies)."""
+    seat's token (:data:`BearerDep`, at any depth of its dependencies). Only the route's own
+    dependencies are seen: the token taken through ``include_router(dependencies=...)`` would
+    go undocumented (none is)."""
 
     def __init__(self, *arguments: Any, **options: Any) -> None:
         super().__init__(*arguments, **options)
         if depends_on(self.dependant, bearer_secret):
             extra = dict(self.openapi_extra or {})
-            extra["parameters"] = [*extra.get("parameters", []), AUTHORIZATION_PARAMETER]
+            parameter = copy.deepcopy(AUTHORIZATION_PARAMETER)  # FastAPI keeps it in the schema
+            extra["parameters"] = [*extra.get("parameters", []), parameter]
             self.openapi_extra = extra
 
 
 def depends_on(dependant: Dependant, call: Callable[..., Any]) -> bool:
+    """Whether ``call`` is among the dependencies of ``dependant``, at any depth."""
     return any(
         dependency.call is call or depends_on(dependency, call)
         for dependency in dependant.dependencies

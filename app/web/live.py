@@ -110,7 +110,9 @@ class Rendering:
         self.version = version
         self.name = name
         self.shows = shows
-        """What of the game each part shows (None: not said, made again each version)."""
+        """What of the game each part shows (None: not said, made again each version); for a
+        rendering that is one event alone (:meth:`whole`), what that event shows beyond its
+        key."""
         self.change: str | None = None
         """The event from the version before to this one, once a reader has needed it."""
         self._event: str | None = None

@@ -1,10 +1,10 @@
 """What a game page's live stream sends besides the game: who is at the table, and reactions.
 
 The table (presence, stand-ins, whose turn it is) is sent whenever what it shows changes,
-rendered once per version, language and presence for every seat and spectator (what is one
-seat's own is marked with the seat, and the page keeps what is its own, as for the board);
-changes of presence alone at most once a second per reader. Each reaction is rendered once
-for all.
+rendered once per version, language and presence for every seat and spectator, and kept only
+for the latest presence (what is one seat's own is marked with the seat, and the page keeps
+what is its own, as for the board); changes of presence alone at most once a second per
+reader. Each reaction is rendered once for all.
 """
 
 from __future__ import annotations

@@ -73,3 +73,8 @@ def test_a_one_fragment_event_is_kept_alone_and_one_per_key_whatever_it_shows() 
     kept = live.rendering(key, lambda: ())
     assert kept.event is second
     assert kept.parts == ()  # the event alone, not its fragment beside it
+    # One taking a key's place is the newest in the cache, the last to be let go.
+    other = RenderingKey("game", 3, "reaction:en:1")
+    live.event(other, lambda: "<p>wave</p>", "reaction")
+    live.event(key, lambda: "<p>Ann back</p>", "table", shows=("Ann back",))
+    assert list(live._renderings)[-2:] == [other, key]

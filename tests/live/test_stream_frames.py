@@ -5,14 +5,19 @@ docs/performance.md, "What a stream holds while it waits")."""
 from __future__ import annotations
 
 import asyncio
+import socket
 from collections.abc import Callable
 from typing import Any
 
 import pytest
-from fastapi import APIRouter
+from fastapi import APIRouter, Request
+from fastapi.testclient import TestClient
+from uvicorn.config import Config
+from uvicorn.server import ServerState
 
 from app.settings import Settings
 from app.web.factory import create_app
+from app.web.plumbing.connections import ConnectionLimits, GuardedProtocol, guarded_protocol
 
 pytestmark = pytest.mark.single_kind
 
@@ -94,17 +99,63 @@ def layers(app: Any) -> list[str]:
     return names
 
 
-def test_fastapis_body_limit_stays_where_a_router_sets_a_body_size(
+def test_a_routers_body_size_is_still_answered_413_without_fastapis_app_layer(
     make_settings: Callable[..., Settings],
 ) -> None:
+    """FastAPI's app-level body layer is left out (the app sets no size of its own), and a size
+    set on an included router is still enforced, where the router's route reads the body."""
     app = create_app(make_settings())
-    assert "AppBodyLimitMiddleware" not in layers(app)
-    assert "BodyLimitMiddleware" in layers(app)  # the app's own
     router = APIRouter()
 
     @router.post("/small")
-    def small() -> None:
-        """A route whose body FastAPI limits (its 413 is FastAPI's layer's to answer)."""
+    async def small(request: Request) -> dict[str, int]:
+        return {"bytes": len(await request.body())}
 
     app.include_router(router, max_body_size=10)
-    assert "AppBodyLimitMiddleware" in layers(app)
+    assert "AppBodyLimitMiddleware" not in layers(app)
+    assert "BodyLimitMiddleware" in layers(app)  # the app's own, for every request
+    with TestClient(app) as client:
+        assert client.post("/small", content=b"x" * 5).json() == {"bytes": 5}
+        assert client.post("/small", content=b"x" * 20).status_code == 413
+        chunked = client.post("/small", content=iter([b"x" * 8, b"x" * 8]))
+        assert chunked.status_code == 413
+
+
+SHARED_KEYS = 30
+"""The most keys CPython 3.11 shares between the dictionaries of a class's instances: past
+them, an instance's dictionary holds keys of its own (about 1.6 KiB against 0.3)."""
+
+
+def test_a_connection_keeps_its_dictionary_within_the_shared_keys() -> None:
+    """uvicorn's protocol, as the app subclasses it, with a request head read and its answer
+    pending (a live stream's connection): its attributes stay within the shared keys."""
+
+    async def scenario() -> tuple[int, set[str]]:
+        started = asyncio.Event()
+
+        async def app(scope: Any, receive: Any, send: Any) -> None:
+            started.set()
+            await asyncio.sleep(3600)  # answers nothing, as a stream waiting for a version
+
+        config = Config(app=app, lifespan="off")
+        config.load()
+        state = ServerState()
+        protocol_class = guarded_protocol(ConnectionLimits())
+        ours, theirs = socket.socketpair()
+        loop = asyncio.get_running_loop()
+        _transport, protocol = await loop.connect_accepted_socket(
+            lambda: protocol_class(config=config, server_state=state, app_state={}), ours
+        )
+        theirs.sendall(b"GET /games/g/events HTTP/1.1\r\nHost: testserver\r\n\r\n")
+        await asyncio.wait_for(started.wait(), 10)
+        names = set(vars(protocol))
+        for task in state.tasks:
+            task.cancel()
+        protocol.transport.close()
+        theirs.close()
+        await asyncio.sleep(0)
+        return len(names), names
+
+    count, names = asyncio.run(scenario())
+    assert count < SHARED_KEYS, sorted(names)
+    assert not names & set(GuardedProtocol.__slots__)

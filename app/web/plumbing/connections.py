@@ -88,8 +88,10 @@ class GuardedProtocol(HttpToolsProtocol):
     limits: ClassVar[ConnectionLimits] = ConnectionLimits()
     counts: ClassVar[ConnectionCounts]
 
-    # In slots, not in the instance's dictionary: uvicorn's protocol sets 31 attributes of its
-    # own, and six more grew each connection's dictionary by 1.5 KiB (bench/stream_memory.py).
+    # In slots, not in the instance's dictionary: uvicorn's protocol sets 27 or 28 attributes
+    # of its own, and six more took the dictionary past the 30 keys CPython shares between
+    # instances, to keys of its own: 1.5 KiB more a connection (bench/stream_memory.py;
+    # tests/live/test_stream_frames.py counts them).
     __slots__ = (
         "_address",
         "_head_bytes",

@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import logging
 import resource
-from collections.abc import Sequence
 from typing import Any
 
 from fastapi import FastAPI
@@ -42,10 +41,14 @@ FILE_DESCRIPTOR_MARGIN = 64
 
 logger = logging.getLogger("uvicorn.error")
 
-INERT_LAYERS = frozenset({"ExceptionTelemetryMiddleware", "AppBodyLimitMiddleware"})
-"""FastAPI's layers that do nothing where its telemetry is off and no body size is set on it
-or a route (the app's own ``BodyLimitMiddleware`` limits bodies): named, not imported, as
-they live in FastAPI's private modules; renamed, they are simply kept."""
+TELEMETRY_LAYER = "ExceptionTelemetryMiddleware"
+"""FastAPI's layer that reports an exception to its telemetry: it does nothing with that off."""
+BODY_LIMIT_LAYER = "AppBodyLimitMiddleware"
+"""FastAPI's layer for the app's own ``max_body_size``: with none set, it only hands a request on
+(a route's or a router's size is enforced further in, and answered 413 there; the app's own
+``BodyLimitMiddleware`` limits every body). It would act on a size set by a parent app this one
+is mounted in; Penta is not mounted. Both named, not imported, as they live in FastAPI's private
+modules: renamed, they are simply kept."""
 
 
 def connection_limits(settings: Settings) -> ConnectionLimits:
@@ -99,18 +102,6 @@ def configure(config: Config, settings: Settings) -> None:
         ).trusted_hosts
 
 
-def _body_sizes(routes: Sequence[Any]) -> list[int]:
-    """The body sizes set on ``routes``, on the routers they include, and on their routes."""
-    sizes = []
-    for route in routes:
-        sizes.append(getattr(route, "max_body_size", None))
-        sizes.append(getattr(getattr(route, "include_context", None), "max_body_size", None))
-        included = getattr(route, "original_router", None)
-        if included is not None:
-            sizes += _body_sizes(included.routes)
-    return [size for size in sizes if size is not None]
-
-
 def _raise_file_limit(wanted: int) -> None:
     """Let the process open ``wanted`` files if the hard limit allows (the soft one is
     often 1,024, which a thousand connections would exhaust before their cap)."""
@@ -129,26 +120,24 @@ class PentaApp(FastAPI):
     _server_configured = False
 
     def build_middleware_stack(self) -> ASGIApp:
-        """FastAPI's stack without its :data:`INERT_LAYERS` where they are inert: each was a
-        call on every request and a frame kept on every open live stream."""
+        """FastAPI's stack without its layers that have nothing to do here: each was a call on
+        every request and a frame kept on every open live stream."""
         stack = super().build_middleware_stack()
-        if not self._inert_layers_removable():
-            return stack
+        telemetry = getattr(self, "_native_telemetry", None)
+        inert = set()
+        if telemetry is not None and not telemetry.enabled():
+            inert.add(TELEMETRY_LAYER)
+        if self.max_body_size is None:
+            inert.add(BODY_LIMIT_LAYER)
         layer: Any = stack
-        for _ in range(64):  # the middlewares down to the router, which has no ``app``
-            inner = getattr(layer, "app", None)
-            if inner is None or inner is self.router:
-                break
-            if type(inner).__name__ in INERT_LAYERS:
+        inner = getattr(layer, "app", None)
+        while inner is not None and inner is not self.router:  # the middlewares, outermost first
+            if type(inner).__name__ in inert:
                 layer.app = inner.app
             else:
                 layer = inner
+            inner = getattr(layer, "app", None)
         return stack
-
-    def _inert_layers_removable(self) -> bool:
-        telemetry = getattr(self, "_native_telemetry", None)
-        off = telemetry is not None and not telemetry.enabled()
-        return off and self.max_body_size is None and not _body_sizes(self.routes)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan" and not self._server_configured:
