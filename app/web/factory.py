@@ -191,6 +191,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         RequestLog, trusted_proxies=trusted_proxies(settings), write=settings.log_format == "json"
     )
     errors.install(app)
+    # First, before the included routers (no other route matches its path): matched after them,
+    # a stream kept what their matching left in its scope (0.6 KiB); a miss costs 0.4 µs.
+    app.router.routes.insert(0, events.PAGE_STREAM)
     app.include_router(api.router)
     app.include_router(events.router)
     app.include_router(pages.router)

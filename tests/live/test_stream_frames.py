@@ -30,9 +30,15 @@ HANDING_ON = {
 """The app's middlewares that have nothing to do on a stream once it is let through. (Not
 the app's own ``__call__``: uvicorn takes an app whose ``__call__`` is no coroutine function
 for ASGI 2.)"""
-INERT = {"ExceptionTelemetryMiddleware.__call__", "AppBodyLimitMiddleware.__call__"}
+INERT = {
+    "ExceptionTelemetryMiddleware.__call__",
+    "AppBodyLimitMiddleware.__call__",
+    "_IncludedRouter.handle",
+    "_IncludedRouter._handle_selected",
+}
 """FastAPI's layers that do nothing with its telemetry off and no body size set on it (the app's
-own middleware limits bodies): taken out of the stack."""
+own middleware limits bodies): taken out of the stack; and an included router's matching (the
+page stream's route is the app's own)."""
 WORKING = {"RequestLog.__call__", "BrowserMiddleware.__call__", "ExceptionMiddleware.__call__"}
 """Three that do (the log line at its end, the headers of its answer, Starlette's handling of
 its errors), outside those and inside them all: seen in the chain, they show that the walk went
