@@ -13,6 +13,7 @@ import pytest
 
 from app.settings import Settings
 from app.web.factory import create_app
+from tests.live.test_stream_frames import page_stream_scope
 
 pytestmark = pytest.mark.single_kind
 
@@ -46,16 +47,7 @@ def test_a_stream_opened_after_a_version_it_was_not_told_of_starts_from_it(
                     if f"\nid: {rolled.version}\n" in bodies[-1]:
                         seen.set()
 
-            path = f"/games/{view.id}/events"
-            query = f"version={started.version}".encode()
-            scope = {
-                **{"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1"},
-                **{"method": "GET", "scheme": "http", "path": path, "raw_path": path.encode()},
-                **{"query_string": query, "root_path": "", "state": {}},
-                "headers": [(b"host", b"testserver"), (b"accept", b"text/event-stream")],
-                "client": ("127.0.0.1", 5000),
-                "server": ("testserver", 80),
-            }
+            scope = page_stream_scope(view.id, f"version={started.version}")
             task = asyncio.create_task(app(scope, receive, send))
             try:
                 await asyncio.wait_for(seen.wait(), 5)  # the keep-alive comes at 15 s

@@ -55,6 +55,19 @@ def awaited_frames(task: asyncio.Task[None]) -> list[str]:
     return names
 
 
+def page_stream_scope(game_id: str, query: str = "") -> dict[str, Any]:
+    """The ASGI scope of a browser's request for a game's page stream (no seat cookie)."""
+    path = f"/games/{game_id}/events"
+    return {
+        **{"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1"},
+        **{"method": "GET", "scheme": "http", "path": path, "raw_path": path.encode()},
+        **{"query_string": query.encode(), "root_path": "", "state": {}},
+        "headers": [(b"host", b"testserver"), (b"accept", b"text/event-stream")],
+        "client": ("127.0.0.1", 5000),
+        "server": ("testserver", 80),
+    }
+
+
 def test_an_open_stream_holds_no_frame_of_the_middlewares_that_hand_it_on(
     make_settings: Callable[..., Settings],
 ) -> None:
@@ -73,16 +86,7 @@ def test_an_open_stream_holds_no_frame_of_the_middlewares_that_hand_it_on(
                 if message["type"] == "http.response.body" and message.get("body"):
                     started.set()
 
-            path = f"/games/{view.id}/events"
-            scope = {
-                **{"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1"},
-                **{"method": "GET", "scheme": "http", "path": path, "raw_path": path.encode()},
-                **{"query_string": b"", "root_path": "", "state": {}},
-                "headers": [(b"host", b"testserver"), (b"accept", b"text/event-stream")],
-                "client": ("127.0.0.1", 5000),
-                "server": ("testserver", 80),
-            }
-            task = asyncio.create_task(app(scope, receive, send))
+            task = asyncio.create_task(app(page_stream_scope(view.id), receive, send))
             await asyncio.wait_for(started.wait(), 10)
             await asyncio.sleep(0.05)  # the stream waits for its next event
             frames = awaited_frames(task)
