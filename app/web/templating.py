@@ -32,6 +32,11 @@ from app.web.assets import ASSETS
 from app.web.compression import gzipped
 from app.web.suggestion import suggest
 
+try:  # the escape markupsafe.escape wraps: its C speedup, else its Python one (as it imports it)
+    from markupsafe._speedups import _escape_inner
+except ImportError:  # pragma: no cover (markupsafe without its C speedups)
+    from markupsafe._native import _escape_inner
+
 _LINE_BREAKS = re.compile(r"\s*\n\s*")
 
 
@@ -81,6 +86,41 @@ class TranslatedInPlace(NodeTransformer):
             return node  # a message that wants keywords it is not given fails as it renders
 
 
+def escape_output(value: object, /) -> str:
+    """What ``{{ value }}`` writes into a template's output: markupsafe's ``escape`` (the
+    text escaped; an object with ``__html__`` as it says), as a plain ``str``, not a
+    ``Markup``. Jinja escapes each value it writes and only joins the pieces: a block, a
+    macro or a ``{% set %}`` makes its joined output ``Markup`` itself. Making every piece
+    a ``Markup`` (a Python ``__new__`` each) was a fifth of a board's rendering: a
+    scoresheet writes 211 values (docs/performance.md, "The tenth pass")."""
+    if type(value) is str:
+        return _escape_inner(value)
+    if type(value) is int:  # (not bool: its str is its name, escaped alike)
+        return str(value)
+    html = getattr(value, "__html__", None)
+    if html is not None:
+        return html()  # type: ignore[no-any-return]
+    return _escape_inner(str(value))
+
+
+class PlainOutputTemplate(Template):
+    """A template whose output escapes each value with :func:`escape_output`: the name
+    ``escape`` that Jinja's compiled code writes every ``{{ value }}`` through (and uses for
+    nothing else) is rebound in the template's module."""
+
+    @classmethod
+    def from_code(
+        cls,
+        environment: Environment,
+        code: Any,
+        globals: Any,
+        uptodate: Any = None,
+    ) -> Template:
+        template = super().from_code(environment, code, globals, uptodate)
+        template.root_render_func.__globals__["escape"] = escape_output
+        return template
+
+
 class LanguageEnvironment(Environment):
     """An environment whose templates are compiled with one language's messages in place."""
 
@@ -108,8 +148,10 @@ class Templates(Jinja2Templates):
     """The templates of ``templates/``, one environment per language (``env`` is English's):
     a template is taken from the environment of the language being served."""
 
-    def __init__(self, *, in_place: bool = True) -> None:
-        self.environments = {code: _environment(code, in_place) for code in i18n.LANGUAGES}
+    def __init__(self, *, in_place: bool = True, plain_output: bool = True) -> None:
+        self.environments = {
+            code: _environment(code, in_place, plain_output) for code in i18n.LANGUAGES
+        }
         super().__init__(env=self.environments[i18n.DEFAULT_LANGUAGE])
 
     def get_template(self, name: str) -> Template:
@@ -122,13 +164,15 @@ class Templates(Jinja2Templates):
         return gzipped(request, super().TemplateResponse(request, name, *arguments, **options))
 
 
-def create_templates(*, in_place: bool = True) -> Templates:
+def create_templates(*, in_place: bool = True, plain_output: bool = True) -> Templates:
     """The templates, autoescaped, with translation callables installed (``in_place``: each
-    environment writes its language's messages in place as it compiles a template)."""
-    return Templates(in_place=in_place)
+    environment writes its language's messages in place as it compiles a template;
+    ``plain_output``: they write each value escaped as a plain ``str``). The tests turn both
+    off to compare the pages with what Jinja alone makes of the templates."""
+    return Templates(in_place=in_place, plain_output=plain_output)
 
 
-def _environment(code: str, in_place: bool) -> Environment:
+def _environment(code: str, in_place: bool, plain_output: bool) -> Environment:
     """Each template is compiled once and kept: they are part of the release, so they are not
     checked for changes on disk (``auto_reload``, on by default, made every rendering stat
     each file it includes, 11 calls for a live board: 40 % of its time). After editing a
@@ -145,6 +189,8 @@ def _environment(code: str, in_place: bool) -> Environment:
         if in_place
         else Environment(autoescape=True, **options)
     )
+    if plain_output:
+        environment.template_class = PlainOutputTemplate
     environment.install_gettext_callables(  # type: ignore[attr-defined]
         i18n.gettext, i18n.ngettext, newstyle=True
     )

@@ -1,6 +1,7 @@
-"""The templates are compiled with each language's messages in place (app/web/templating.py):
-every page and live fragment reads byte for byte as it did when each message was looked up
-at every rendering, in all six languages."""
+"""The templates are compiled with each language's messages in place, and write each value
+escaped as a plain ``str`` (app/web/templating.py): every page and live fragment reads byte
+for byte as Jinja alone makes it, each message looked up at every rendering and each value a
+``Markup``, in all six languages."""
 
 from __future__ import annotations
 
@@ -43,7 +44,7 @@ def pages(client: TestClient) -> list[str]:
 def test_every_page_reads_as_when_each_message_was_looked_up(client: TestClient) -> None:
     app: Any = client.app
     in_place: Templates = app.state.templates
-    looked_up = create_templates(in_place=False)
+    looked_up = create_templates(in_place=False, plain_output=False)
     paths = pages(client)
     for language in i18n.LANGUAGES:
         client.cookies.set("penta_lang", language)
@@ -62,7 +63,7 @@ def test_every_live_fragment_reads_as_when_each_message_was_looked_up(
     client: TestClient,
 ) -> None:
     in_place: Templates = client.app.state.templates  # type: ignore[attr-defined]
-    looked_up = create_templates(in_place=False)
+    looked_up = create_templates(in_place=False, plain_output=False)
     views = play_a_game(client, seed=4, turn_seconds=None)
     for language in i18n.LANGUAGES:
         for view in views[:: max(len(views) // 12, 1)]:

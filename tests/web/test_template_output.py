@@ -1,0 +1,119 @@
+"""The templates write each value escaped as a plain ``str`` (``escape_output`` in
+app/web/templating.py), not a ``Markup`` each: what it writes is what markupsafe's ``escape``
+gives, for any value, and a board's rendering makes few ``Markup`` objects, not one a value.
+(tests/i18n/test_translated_in_place.py checks that every page and fragment reads byte for
+byte as Jinja alone makes it.)"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
+from jinja2 import Undefined
+from markupsafe import Markup, escape
+
+from app.web.board_parts import SHARED_BOARD
+from app.web.templating import create_templates, escape_output
+from tests.live.test_board_parts import fragment
+from tests.scenarios import play_a_game
+
+
+class Html:
+    """An object that says its own HTML (as a macro's output or a ``Markup`` does)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __html__(self) -> str:
+        return self.text
+
+
+class Named:
+    """An object written by its ``str``, which may hold markup to escape."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+VALUES = st.one_of(
+    st.text(),
+    st.text(alphabet="<>&'\"ab "),
+    st.integers(),
+    st.booleans(),
+    st.none(),
+    st.floats(allow_nan=True),
+    st.text().map(Markup),
+    st.text().map(Html),
+    st.text(alphabet="<>&'\"ab ").map(Named),
+    st.lists(st.text(alphabet="<>&'\"ab "), max_size=3),
+    st.just(Undefined()),
+)
+
+
+@given(VALUES)
+def test_a_value_is_written_as_markupsafe_escapes_it(value: Any) -> None:
+    written = escape_output(value)
+    assert type(written) in (str, Markup)
+    assert written == str(escape(value))
+
+
+def test_what_a_value_brings_is_escaped_and_markup_is_not() -> None:
+    assert escape_output("<b>Zoë & 'Ann'</b>") == "&lt;b&gt;Zoë &amp; &#39;Ann&#39;&lt;/b&gt;"
+    assert escape_output(Markup("<b>safe</b>")) == "<b>safe</b>"
+    assert escape_output(Named('"x"')) == "&#34;x&#34;"
+    assert escape_output(12) == "12"
+
+
+@pytest.mark.single_kind
+def test_every_template_writes_its_values_through_escape_output(client: TestClient) -> None:
+    templates = client.app.state.templates  # type: ignore[attr-defined]
+    names = templates.env.list_templates(extensions=["html"])
+    assert len(names) > 30
+    for environment in templates.environments.values():
+        for name in names:
+            module = environment.get_template(name).root_render_func.__globals__
+            assert module["escape"] is escape_output, name
+    # With Jinja's own template class (the tests' reference), Jinja's escape.
+    reference = create_templates(in_place=False, plain_output=False)
+    module = reference.env.get_template(names[0]).root_render_func.__globals__
+    assert module["escape"] is escape
+
+
+@pytest.mark.single_kind
+def test_a_board_makes_a_markup_for_its_blocks_not_for_each_value(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A shared board of a game being played, the boxes offered: under a third of the
+    ``Markup`` objects Jinja's own escape makes (one a value written; the rest are the
+    blocks', the macros' and the translated messages', 100 of 455 when written)."""
+    views = play_a_game(client, seed=5, turn_seconds=None)
+    view = next(view for view in views[len(views) // 2 :] if view.is_playing and view.dice)
+    templates = client.app.state.templates  # type: ignore[attr-defined]
+    reference = create_templates(in_place=False, plain_output=False)
+    made = 0
+    make = Markup.__new__
+
+    def counting(cls: type[Markup], *arguments: Any, **options: Any) -> Markup:
+        nonlocal made
+        made += 1
+        return make(cls, *arguments, **options)
+
+    for part in SHARED_BOARD:
+        fragment(templates, part, view, "en")  # compiled (and its imports) before counting
+        fragment(reference, part, view, "en")
+    monkeypatch.setattr(Markup, "__new__", counting)
+    counts = {}
+    for kind, which in (("plain", templates), ("jinja", reference)):
+        made = 0
+        for part in SHARED_BOARD:
+            fragment(which, part, view, "en")
+        counts[kind] = made
+    monkeypatch.undo()
+    assert counts["jinja"] > 300, counts  # one a value written: the figure this guards
+    assert counts["plain"] * 3 < counts["jinja"], counts
