@@ -117,3 +117,18 @@ def test_a_board_makes_a_markup_for_its_blocks_not_for_each_value(
     monkeypatch.undo()
     assert counts["jinja"] > 300, counts  # one a value written: the figure this guards
     assert counts["plain"] * 3 < counts["jinja"], counts
+
+
+def test_the_live_boards_fragments_import_no_template(client: TestClient) -> None:
+    """``{% from ... import %}`` runs at every rendering (it compares the environment's
+    globals with the imported template's): the live board's fragments take their macros
+    as globals (``die_faces``, ``turn_fields``)."""
+    templates = client.app.state.templates  # type: ignore[attr-defined]
+    for part in SHARED_BOARD:
+        source, _filename, _uptodate = templates.env.loader.get_source(templates.env, part.template)
+        assert "{% from " not in source, part.template
+        assert "{% import " not in source, part.template
+    assert (
+        "turn_fields("
+        in templates.env.loader.get_source(templates.env, "fragments/dice_tray.html")[0]
+    )
