@@ -25,6 +25,7 @@ from app.rules import (
     UPPER_BONUS,
     UPPER_BONUS_THRESHOLD,
     UPPER_BOXES,
+    Box,
 )
 from app.service.reactions import REACTIONS
 from app.settings import ROOT
@@ -206,14 +207,46 @@ def _environment(code: str, in_place: bool, plain_output: bool) -> Environment:
     environment.globals["turn_fields"] = environment.get_template(  # type: ignore[attr-defined]
         "macros/turn_fields.html"
     ).module.turn_fields
+    # The faces' names, which the dice's labels say: in place, each translated once, as
+    # ``_(name)`` gives it; else looked up as they are read. (``_()`` of a variable, in the
+    # tray's loop, made Jinja derive a new context for each die: 30 % of the tray's time.)
+    # The boxes' names on the scoresheet, likewise (``box_label(box)`` for any other page).
+    if in_place:
+        translate = i18n.translations(code).ugettext
+        environment.globals["face_names"] = tuple(_safe(translate(n)) for n in i18n.FACE_NAMES)
+        environment.globals["box_labels"] = {
+            box: translate(label) for box, label in i18n.BOX_LABELS.items()
+        }
+    else:
+        environment.globals["face_names"] = LookedUpFaceNames()
+        environment.globals["box_labels"] = LookedUpBoxLabels()
     return environment
+
+
+def _safe(message: str) -> Markup:
+    """A translated message as the newstyle ``_()`` gives it: marked safe, formatted with no
+    keywords."""
+    return Markup(message) % {}  # noqa: S704 (the catalogs' messages are the templates' text)
+
+
+class LookedUpFaceNames:
+    """The faces' names in the language being served, looked up as each is read."""
+
+    def __getitem__(self, index: int) -> Markup:
+        return _safe(i18n.gettext(i18n.FACE_NAMES[index]))
+
+
+class LookedUpBoxLabels:
+    """The boxes' names in the language being served, looked up as each is read."""
+
+    def __getitem__(self, box: Box) -> str:
+        return i18n.box_label(box)
 
 
 def _globals() -> dict[str, Any]:
     return {
         "penta_version": __version__,
         "box_label": i18n.box_label,
-        "face_names": i18n.FACE_NAMES,
         "languages": i18n.LANGUAGES,
         "BOXES": BOXES,
         "UPPER_BOXES": UPPER_BOXES,

@@ -132,3 +132,28 @@ def test_the_live_boards_fragments_import_no_template(client: TestClient) -> Non
         "turn_fields("
         in templates.env.loader.get_source(templates.env, "fragments/dice_tray.html")[0]
     )
+
+
+@pytest.mark.single_kind
+def test_a_live_board_looks_up_no_name_as_it_renders(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The faces' and the boxes' names are translated once per language (``face_names``,
+    ``box_labels``): ``_()`` of a variable looked each die's name up at every rendering
+    (with Jinja's context calls around it: 30 % of the tray's time), and the sheet and the
+    log each box's name. Every other message of the live board is written in place; only
+    plurals (``ngettext``) are looked up."""
+    views = play_a_game(client, seed=6, turn_seconds=None)
+    view = next(view for view in views[len(views) // 2 :] if view.is_playing and view.dice)
+    assert view.activity
+    templates = client.app.state.templates  # type: ignore[attr-defined]
+
+    def looked_up(*arguments: Any, **options: Any) -> str:
+        raise AssertionError(f"looked up as it renders: {arguments}")
+
+    for environment in templates.environments.values():
+        for name in ("_", "gettext", "box_label"):
+            monkeypatch.setitem(environment.globals, name, looked_up)
+    for language in ("fi", "he"):
+        for part in SHARED_BOARD:
+            assert fragment(templates, part, view, language)
