@@ -82,7 +82,7 @@ class TranslatedInPlace(NodeTransformer):
             ]
             return nodes.Mod(nodes.MarkSafe(nodes.Const(message)), nodes.Dict(keywords))
         try:  # the catalogs' messages are the templates' own text, trusted as they are
-            return nodes.MarkSafe(nodes.Const(str(Markup(message) % {})))  # noqa: S704
+            return nodes.MarkSafe(nodes.Const(str(_safe(message))))
         except (KeyError, TypeError, ValueError):
             return node  # a message that wants keywords it is not given fails as it renders
 
@@ -93,14 +93,16 @@ def escape_output(value: object, /) -> str:
     ``Markup``. Jinja escapes each value it writes and only joins the pieces: a block, a
     macro or a ``{% set %}`` makes its joined output ``Markup`` itself. Making every piece
     a ``Markup`` (a Python ``__new__`` each) was a fifth of a board's rendering: a
-    scoresheet writes 211 values (docs/performance.md, "The tenth pass")."""
+    scoresheet writes 211 values (docs/performance.md, "What a rendering spends")."""
     if type(value) is str:
         return _escape_inner(value)
     if type(value) is int:  # (not bool: its str is its name, escaped alike)
         return str(value)
     html = getattr(value, "__html__", None)
     if html is not None:
-        return html()  # type: ignore[no-any-return]
+        said = html()
+        # (What __html__ says is HTML by its contract: markupsafe takes it so.)
+        return said if type(said) in (str, Markup) else str(Markup(said))  # noqa: S704
     return _escape_inner(str(value))
 
 
@@ -198,28 +200,31 @@ def _environment(code: str, in_place: bool, plain_output: bool) -> Environment:
     # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
     environment.policies["ext.i18n.trimmed"] = True
     environment.globals.update(_globals())
-    # The six faces of a die (and a blank one), drawn once: the tray shows five every version.
-    # The turn's hidden fields, a macro the tray and the sheet use: a global, not imported by
-    # each (``{% from ... import %}`` made a rendering compare the environment's globals with
-    # the macro template's, 9 % of the tray's time and 16 % of the sheet's).
+    # The faces' names, which the dice's labels say: in place, each translated once, as
+    # ``_(name)`` gives it; else looked up as they are read. (``_()`` of a variable, in the
+    # tray's loop, was a context call and a catalog lookup for each die: 30 % of the tray's
+    # time.) The boxes' names of the live board (the sheet, the log, the hints), likewise;
+    # ``box_label(box)`` for the other pages.
+    if in_place:
+        translate = i18n.translations(code).ugettext
+        environment.globals["face_names"] = tuple(_safe(translate(n)) for n in i18n.FACE_NAMES)
+        environment.globals["box_labels"] = BoxLabels(
+            {box: translate(label) for box, label in i18n.BOX_LABELS.items()}
+        )
+    else:
+        environment.globals["face_names"] = LookedUpFaceNames()
+        environment.globals["box_labels"] = LookedUpBoxLabels()
+    # Macros made once, last (a template module keeps the globals it was made with): the six
+    # faces of a die (and a blank one), drawn once, since the tray shows five every version;
+    # the turn's hidden fields, which the tray and the sheet take as a global rather than
+    # each importing them (``{% from ... import %}`` made a rendering compare the
+    # environment's globals with the macro template's: 9 % of the tray's time, 16 % of the
+    # sheet's).
     face = environment.get_template("macros/die.html").module.face  # type: ignore[attr-defined]
     environment.globals["die_faces"] = {value: face(value) for value in (None, 1, 2, 3, 4, 5, 6)}
     environment.globals["turn_fields"] = environment.get_template(  # type: ignore[attr-defined]
         "macros/turn_fields.html"
     ).module.turn_fields
-    # The faces' names, which the dice's labels say: in place, each translated once, as
-    # ``_(name)`` gives it; else looked up as they are read. (``_()`` of a variable, in the
-    # tray's loop, made Jinja derive a new context for each die: 30 % of the tray's time.)
-    # The boxes' names on the scoresheet, likewise (``box_label(box)`` for any other page).
-    if in_place:
-        translate = i18n.translations(code).ugettext
-        environment.globals["face_names"] = tuple(_safe(translate(n)) for n in i18n.FACE_NAMES)
-        environment.globals["box_labels"] = {
-            box: translate(label) for box, label in i18n.BOX_LABELS.items()
-        }
-    else:
-        environment.globals["face_names"] = LookedUpFaceNames()
-        environment.globals["box_labels"] = LookedUpBoxLabels()
     return environment
 
 
@@ -227,6 +232,14 @@ def _safe(message: str) -> Markup:
     """A translated message as the newstyle ``_()`` gives it: marked safe, formatted with no
     keywords."""
     return Markup(message) % {}  # noqa: S704 (the catalogs' messages are the templates' text)
+
+
+class BoxLabels(dict[Box, str]):
+    """The boxes' names in one language. What is not a box is an error, as ``box_label``'s
+    (Jinja would write a missing key as nothing)."""
+
+    def __missing__(self, key: object) -> str:
+        raise ValueError(f"not a box: {key!r}")
 
 
 class LookedUpFaceNames:
@@ -240,7 +253,7 @@ class LookedUpBoxLabels:
     """The boxes' names in the language being served, looked up as each is read."""
 
     def __getitem__(self, box: Box) -> str:
-        return i18n.box_label(box)
+        return i18n.box_label(box)  # (ValueError for what is not a box)
 
 
 def _globals() -> dict[str, Any]:

@@ -1,7 +1,8 @@
 """The templates are compiled with each language's messages in place, and write each value
 escaped as a plain ``str`` (app/web/templating.py): every page and live fragment reads byte
-for byte as Jinja alone makes it, each message looked up at every rendering and each value a
-``Markup``, in all six languages."""
+for byte as Jinja's own templates make it (each message looked up at every rendering, each
+value a ``Markup``; the names of the faces and boxes read through the app's lookups, which
+tests/web/test_template_output.py compares with Jinja's ``_()``), in all six languages."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app import i18n
+from app.analysis.advice import advise
 from app.web.board_parts import BOARD, SHARED_BOARD, board_context
 from app.web.templating import Templates, create_templates, render
 from tests.scenarios import play_a_game
@@ -65,6 +67,7 @@ def test_every_live_fragment_reads_as_when_each_message_was_looked_up(
     in_place: Templates = client.app.state.templates  # type: ignore[attr-defined]
     looked_up = create_templates(in_place=False, plain_output=False)
     views = play_a_game(client, seed=4, turn_seconds=None)
+    service = client.app.state.service  # type: ignore[attr-defined]
     for language in i18n.LANGUAGES:
         for view in views[:: max(len(views) // 12, 1)]:
             shared = view.is_playing
@@ -83,3 +86,10 @@ def test_every_live_fragment_reads_as_when_each_message_was_looked_up(
                     assert render(in_place, part.template, **context) == render(
                         looked_up, part.template, **context
                     ), f"{part.template} at version {view.version} in {language}"
+                if view.is_playing and view.dice:
+                    # The hints of the player to move, as that seat's own page shows them.
+                    advice = advise(service.strategy.current(), view.state)
+                    own = {**context, "me": view.turn, "shared": False, "hints": advice}
+                    assert render(in_place, "fragments/hints.html", **own) == render(
+                        looked_up, "fragments/hints.html", **own
+                    ), f"hints at version {view.version} in {language}"

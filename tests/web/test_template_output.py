@@ -6,6 +6,7 @@ byte as Jinja alone makes it.)"""
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import pytest
@@ -15,6 +16,7 @@ from hypothesis import strategies as st
 from jinja2 import Undefined
 from markupsafe import Markup, escape
 
+from app import i18n
 from app.web.board_parts import SHARED_BOARD
 from app.web.templating import create_templates, escape_output
 from tests.live.test_board_parts import fragment
@@ -29,6 +31,17 @@ class Html:
 
     def __html__(self) -> str:
         return self.text
+
+
+class SaysNotText:
+    """An object whose ``__html__`` gives something other than text (markupsafe makes it
+    text, and asks that for its own ``__html__`` again)."""
+
+    def __init__(self, said: object) -> None:
+        self.said = said
+
+    def __html__(self) -> object:
+        return self.said
 
 
 class Named:
@@ -53,6 +66,7 @@ VALUES = st.one_of(
     st.text(alphabet="<>&'\"ab ").map(Named),
     st.lists(st.text(alphabet="<>&'\"ab "), max_size=3),
     st.just(Undefined()),
+    st.one_of(st.integers(), st.none(), st.text().map(Html)).map(SaysNotText),
 )
 
 
@@ -119,6 +133,7 @@ def test_a_board_makes_a_markup_for_its_blocks_not_for_each_value(
     assert counts["plain"] * 3 < counts["jinja"], counts
 
 
+@pytest.mark.single_kind
 def test_the_live_boards_fragments_import_no_template(client: TestClient) -> None:
     """``{% from ... import %}`` runs at every rendering (it compares the environment's
     globals with the imported template's): the live board's fragments take their macros
@@ -128,10 +143,6 @@ def test_the_live_boards_fragments_import_no_template(client: TestClient) -> Non
         source, _filename, _uptodate = templates.env.loader.get_source(templates.env, part.template)
         assert "{% from " not in source, part.template
         assert "{% import " not in source, part.template
-    assert (
-        "turn_fields("
-        in templates.env.loader.get_source(templates.env, "fragments/dice_tray.html")[0]
-    )
 
 
 @pytest.mark.single_kind
@@ -157,3 +168,54 @@ def test_a_live_board_looks_up_no_name_as_it_renders(
     for language in ("fi", "he"):
         for part in SHARED_BOARD:
             assert fragment(templates, part, view, language)
+
+
+def test_escape_is_only_what_a_template_writes(client: TestClient) -> None:
+    """``PlainOutputTemplate`` rebinds the name ``escape`` of each compiled template: safe
+    only while Jinja's code calls it for nothing but what it writes (yielded, or added to
+    the buffer a block joins; never read as a value). Every call to it in every compiled
+    template (the Python Jinja writes, parsed) is one of those."""
+    templates = client.app.state.templates  # type: ignore[attr-defined]
+    environment = templates.environments["fi"]
+    calls = 0
+    for name in environment.list_templates(extensions=["html"]):
+        source = environment.loader.get_source(environment, name)[0]
+        tree = ast.parse(environment.compile(source, name, raw=True))
+        parents = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
+        for node in ast.walk(tree):
+            if not isinstance(node, ast.Call):
+                continue
+            if not (isinstance(node.func, ast.Name) and node.func.id == "escape"):
+                continue
+            calls += 1
+            parent = parents[node]
+            if isinstance(parent, ast.Tuple):  # buffer.extend((..., escape(x), ...))
+                parent = parents[parent]
+            written = isinstance(parent, ast.Yield) or (
+                isinstance(parent, ast.Call)
+                and isinstance(parent.func, ast.Attribute)
+                and parent.func.attr in ("append", "extend")
+            )
+            assert written, f"{name}:{node.lineno}: {ast.unparse(parent)[:120]}"
+    assert calls > 300
+
+
+def test_the_names_said_once_per_language_are_what_jinjas_lookup_says() -> None:
+    """``face_names`` and ``box_labels``, translated once per language, against Jinja's own
+    ``_()`` and ``box_label`` looked up as a template renders, in the six languages."""
+    templates = create_templates()
+    reference = create_templates(in_place=False, plain_output=False)
+    jinja_says = reference.env.from_string("{{ _(name) }}|{{ box_label(box) }}")
+    ours = {
+        code: environment.from_string("{{ face_names[k] }}|{{ box_labels[box] }}")
+        for code, environment in templates.environments.items()
+    }
+    for code in i18n.LANGUAGES:
+        with i18n.language(code):
+            for index, name in enumerate(i18n.FACE_NAMES):
+                for box in i18n.BOX_LABELS:
+                    expected = jinja_says.render(name=name, box=box)
+                    assert ours[code].render(k=index, box=box) == expected, (code, name, box)
+                    assert ours[code].render(k=index, box=box.value) == expected
+            with pytest.raises(ValueError, match="not a box"):
+                ours[code].render(k=0, box="yahtzee")
