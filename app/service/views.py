@@ -203,7 +203,10 @@ class GameView:
 
     @cached_property  # a live board asks every version (the sacrifice warning shows it)
     def must_sacrifice(self) -> bool:
-        return self.is_playing and self.state.must_sacrifice()
+        """Whether no box offered scores more than 0 (:meth:`Game.must_sacrifice`), read off
+        the boxes offered, computed once (the rules' own would score the dice again)."""
+        options = self.options  # {} before a roll and outside play
+        return bool(options) and all(option.points == 0 for option in options.values())
 
     @property
     def is_auto_due(self) -> bool:
