@@ -5,7 +5,7 @@ plural, is looked up as it renders, in the language of the context)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, MutableMapping
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
@@ -130,6 +130,15 @@ class LanguageEnvironment(Environment):
     def __init__(self, code: str, **options: Any) -> None:
         super().__init__(**options)
         self.in_place = TranslatedInPlace(code)
+
+    def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
+        """A template's globals: the environment's own where it has none of its own, as no
+        template here has. (Jinja's ``ChainMap`` over them is copied into each rendering's
+        context a key at a time in Python: 13 % of a live fragment's rendering. Nothing
+        writes to a template's globals unless it is given some.)"""
+        if not d:
+            return self.globals
+        return super().make_globals(d)
 
     def compile(
         self,
