@@ -5,7 +5,7 @@ plural, is looked up as it renders, in the language of the context)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from typing import Any
 
 from fastapi.templating import Jinja2Templates
@@ -132,13 +132,37 @@ class LanguageEnvironment(Environment):
         self.in_place = TranslatedInPlace(code)
 
     def make_globals(self, d: MutableMapping[str, Any] | None) -> MutableMapping[str, Any]:
-        """A template's globals: the environment's own where it has none of its own, as no
-        template here has. (Jinja's ``ChainMap`` over them is copied into each rendering's
-        context a key at a time in Python: 13 % of a live fragment's rendering. Nothing
-        writes to a template's globals unless it is given some.)"""
-        if not d:
+        """A template's globals: the environment's own where it is given none of its own.
+        (Jinja's ``ChainMap`` over them is copied into each rendering's context a key at a
+        time in Python: 13 % of a live fragment's rendering.) Jinja writes into a template's
+        globals only those a later load gives it, which would then reach every template:
+        so a template is loaded with none (:meth:`get_template`)."""
+        if d is None:
             return self.globals
         return super().make_globals(d)
+
+    def get_template(
+        self,
+        name: str | Template,
+        parent: str | None = None,
+        globals: MutableMapping[str, Any] | None = None,
+    ) -> Template:
+        """A template, loaded with no globals of its own (``TypeError`` if given some: set
+        them on the environment); :meth:`select_template` likewise, and Jinja's
+        ``get_or_select_template`` goes through the two."""
+        if globals is not None:
+            raise TypeError("a template here takes no globals of its own")
+        return super().get_template(name, parent)
+
+    def select_template(
+        self,
+        names: Iterable[str | Template],
+        parent: str | None = None,
+        globals: MutableMapping[str, Any] | None = None,
+    ) -> Template:
+        if globals is not None:
+            raise TypeError("a template here takes no globals of its own")
+        return super().select_template(names, parent)
 
     def compile(
         self,

@@ -224,11 +224,20 @@ def test_the_names_said_once_per_language_are_what_jinjas_lookup_says() -> None:
 def test_a_template_reads_the_environments_globals_themselves() -> None:
     """A template with no globals of its own reads the environment's dictionary (a rendering
     copies it into its context: a ``ChainMap`` over it was copied a key at a time, 13 % of a
-    live fragment's time); one given globals of its own still keeps them to itself."""
+    live fragment's time). Jinja writes the globals a later load gives a kept template into
+    its globals, which would reach every template: a load with globals is refused, and one
+    made from a string with its own keeps them to itself."""
     templates = create_templates()
     for environment in templates.environments.values():
         template = environment.get_template("fragments/status.html")
         assert template.globals is environment.globals
+        status = "fragments/status.html"
+        with pytest.raises(TypeError, match="no globals of its own"):
+            environment.get_template(status, globals={"mine": 1})
+        with pytest.raises(TypeError, match="no globals of its own"):
+            environment.select_template([status], globals={"mine": 1})
+        with pytest.raises(TypeError, match="no globals of its own"):
+            environment.get_or_select_template(status, globals={})
         own = environment.from_string("{{ mine }}", globals={"mine": "<i>"})
         assert own.render() == "&lt;i&gt;"
         assert "mine" not in environment.globals
