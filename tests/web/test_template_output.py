@@ -1,8 +1,9 @@
-"""The templates write each value escaped as a plain ``str`` (``escape_output`` in
-app/web/templating.py), not a ``Markup`` each: what it writes is what markupsafe's ``escape``
-gives, for any value, and a board's rendering makes few ``Markup`` objects, not one a value.
+"""What a rendering spends (app/web/templating.py, docs/performance.md): the templates write
+each value escaped as a plain ``str`` (``escape_output``), not a ``Markup`` each, which is what
+markupsafe's ``escape`` gives for any value; the live board imports no template and looks no
+name up as it renders; a template reads the environment's globals themselves.
 (tests/i18n/test_translated_in_place.py checks that every page and fragment reads byte for
-byte as Jinja alone makes it.)"""
+byte as Jinja's own templates make it.)"""
 
 from __future__ import annotations
 
