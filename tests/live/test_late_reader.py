@@ -13,7 +13,7 @@ import pytest
 
 from app.settings import Settings
 from app.web.factory import create_app
-from tests.live.test_stream_frames import page_stream_scope
+from tests.live.test_stream_frames import stream_scope
 
 pytestmark = pytest.mark.single_kind
 
@@ -47,7 +47,7 @@ def test_a_stream_opened_after_a_version_it_was_not_told_of_starts_from_it(
                     if f"\nid: {rolled.version}\n" in bodies[-1]:
                         seen.set()
 
-            scope = page_stream_scope(view.id, f"version={started.version}")
+            scope = stream_scope(f"/games/{view.id}/events", query=f"version={started.version}")
             task = asyncio.create_task(app(scope, receive, send))
             try:
                 await asyncio.wait_for(seen.wait(), 5)  # the keep-alive comes at 15 s

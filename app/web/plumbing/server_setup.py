@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import logging
 import resource
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from fastapi import FastAPI
@@ -36,6 +37,9 @@ from app.settings import Settings
 from app.web.plumbing.connections import ConnectionLimits, guarded_protocol
 
 GRACEFUL_SHUTDOWN_SECONDS = 3
+DETACH = "penta.detach"
+"""The scope's key of the callable a response hands its body writer to, to be called with the
+server's ``receive`` and ``send`` once the app's stack has returned (:class:`PentaApp`)."""
 FILE_DESCRIPTOR_MARGIN = 64
 """Descriptors kept beyond the connection cap: the database, logs, the strategy table."""
 
@@ -114,7 +118,13 @@ def _raise_file_limit(wanted: int) -> None:
 class PentaApp(FastAPI):
     r"""The FastAPI app that, on the lifespan's start, :func:`configure`\ s the uvicorn server
     running it. (Before FastAPI's own ``__call__``, which hands the app a ``receive`` of its
-    own for the lifespan: the server's is only seen here.)"""
+    own for the lifespan: the server's is only seen here.)
+
+    It also writes the body of a live stream once the stack has returned: a response that
+    hands its body writer to ``scope[DETACH]`` has sent its head through the stack (the
+    middlewares' headers, cookies and log line), and its events then go straight to the
+    server's ``send``. An open stream held a frame of every middleware, of the router and of
+    the route for the page's life (7.1 of its 26.4 KiB, docs/performance.md)."""
 
     penta_settings: Settings | None = None
     _server_configured = False
@@ -147,4 +157,11 @@ class PentaApp(FastAPI):
                 configure(config, self.penta_settings)
             else:
                 logger.info("Penta: not run by uvicorn, connection limits left to the server")
+        if scope["type"] != "http":
+            await super().__call__(scope, receive, send)
+            return
+        detached: list[Callable[[Receive, Send], Awaitable[None]]] = []
+        scope[DETACH] = detached.append
         await super().__call__(scope, receive, send)
+        if detached:
+            await detached[0](receive, send)

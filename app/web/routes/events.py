@@ -39,6 +39,7 @@ from app.web.deps import BearerDep, ServiceDep, TokenRoute, seat_cookie
 from app.web.live import LiveViews, RenderingKey
 from app.web.plumbing.hosts import base_url
 from app.web.plumbing.limits import client_address
+from app.web.plumbing.server_setup import DETACH
 from app.web.plumbing.stream_limits import StreamSlots
 from app.web.shared import hints_for
 from app.web.table_events import TableEvents
@@ -163,7 +164,13 @@ class EventStream(Response):
     one small task that hears the client leave and then cancels the writing (an anyio cancel
     scope: work the stream waits for in a thread ends before the stream does, as it did).
     Starlette's ``StreamingResponse`` runs both in an anyio task group, on uvicorn's ASGI 2.3:
-    7.9 KiB a stream against 2.6, measured with tracemalloc (docs/performance.md)."""
+    7.9 KiB a stream against 2.6, measured with tracemalloc (docs/performance.md).
+
+    Its head goes through the app's stack, which adds its headers and logs the request; its
+    body is written by the app itself once that stack has returned (``DETACH``, given by
+    :class:`~app.web.plumbing.server_setup.PentaApp`): an open stream holds none of the
+    stack's frames, 7.1 KiB a stream (bench/stream_memory.py). Called with no app to hand
+    its body to, it writes the body before it returns, as any response does."""
 
     media_type = "text/event-stream"
 
@@ -179,6 +186,15 @@ class EventStream(Response):
         await send(
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
+        detach = scope.get(DETACH)
+        if detach is not None:
+            detach(self.write_body)
+            return
+        await self.write_body(receive, send)
+
+    async def write_body(self, receive: Receive, send: Send) -> None:
+        """The events, until the body ends or the client leaves (``receive``, ``send``: the
+        server's own, once the stack has returned)."""
         gone = asyncio.ensure_future(_disconnected(receive))
         try:
             with anyio.CancelScope() as writing:
@@ -239,11 +255,11 @@ def _page_query(request: Request) -> _PageQuery:
 
 
 class PageEvents:
-    """The page stream's endpoint as a plain ASGI app, not a FastAPI route: a stream holds
-    its request's whole call stack open for as long as the page is open, and FastAPI's
-    route (its dependency solving, two exit stacks, the exception wrapper) held a tenth of
-    each idle stream's memory, 3.6 of 39 KiB (docs/performance.md). The app's middlewares
-    and exception handlers still apply: they wrap the router."""
+    """The page stream's endpoint as a plain ASGI app, not a FastAPI route: what FastAPI's
+    route leaves in the request and its scope (its dependencies' exit stacks, the solved
+    values), which the stream keeps for the page's life, was 4.0 KiB a stream more, even with
+    the stack's frames let go (bench/stream_memory.py). The app's middlewares and exception
+    handlers still apply: they wrap the router."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["method"] != "GET":  # a HEAD too (Starlette's route lets one in): no
