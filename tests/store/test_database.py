@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -11,7 +12,7 @@ import pytest
 from sqlalchemy import event
 
 from app.store import database as database_module
-from app.store.database import Database
+from app.store.database import Database, DatabaseBusyError
 from app.store.models import GameRecord, PlayerRecord
 from app.store.rows import GAME_COLUMNS, SEAT_COLUMNS
 
@@ -96,5 +97,32 @@ def test_a_long_log_is_copied_passively_first_and_emptied_behind_the_lock_after(
         assert [(statement, locked) for statement, locked, _ in checkpoints] == [
             ("PRAGMA wal_checkpoint(PASSIVE)", False)
         ]
+    finally:
+        database.dispose()
+
+
+def test_a_write_lock_held_by_another_connection_makes_a_change_busy_and_costs_nothing_after(
+    tmp_path: Path,
+) -> None:
+    """A change begins with ``BEGIN IMMEDIATE`` on the driver's own connection: the lock held
+    elsewhere (another process, as far as this one can tell) is the same busy error as ever,
+    the connection is not left in a transaction, and reads go on meanwhile."""
+    path = tmp_path / "penta.db"
+    database = Database(f"sqlite:///{path}", wait_seconds=0.2)
+    try:
+        with database.write_connection() as connection:
+            connection.exec_driver_sql("CREATE TABLE t (id INTEGER PRIMARY KEY)")
+        other = sqlite3.connect(path, isolation_level=None)
+        other.execute("BEGIN IMMEDIATE")
+        with pytest.raises(DatabaseBusyError), database.write_connection():
+            pytest.fail("the change ran without the lock")
+        with database.read_connection() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM t").scalar() == 0
+        other.execute("ROLLBACK")
+        other.close()
+        with database.write_connection() as connection:
+            connection.exec_driver_sql("INSERT INTO t DEFAULT VALUES")
+        with database.read_connection() as connection:
+            assert connection.exec_driver_sql("SELECT count(*) FROM t").scalar() == 1
     finally:
         database.dispose()
