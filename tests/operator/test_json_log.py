@@ -39,6 +39,12 @@ def test_the_json_log_of_a_whole_game(start_server: Callable[..., Server]) -> No
         joined = client.post(f"/api/v1/games/{game_id}/players", json={"name": "Bob"}).json()
         client.post(f"/api/v1/games/{game_id}/computers", headers=auth(token))
         client.post(f"/api/v1/games/{game_id}/start", headers=auth(token), json={})
+        # A live stream's line is written as it opens, not when the page leaves.
+        opened = f"stream-{uuid.uuid4().hex}"
+        stream_headers = {"X-Request-ID": opened, "Accept": "text/event-stream"}
+        with client.stream("GET", f"/games/{game_id}/events", headers=stream_headers) as events:
+            assert next(events.iter_lines()) == "retry: 1000"
+            assert _logged_within(server, opened, seconds=5), "the open stream's line"
         # The private link that holds Ann's seat, as her game page hands it out ("Continue on
         # another device"), opened in another browser (a look: the seat stays hers).
         page = httpx.get(
@@ -76,12 +82,31 @@ def test_the_json_log_of_a_whole_game(start_server: Callable[..., Server]) -> No
     assert all(line["game"] == game_id for line in rolls)
     assert {line["seat"] for line in rolls} == {0, 1}
     assert len({line["request_id"] for line in requests}) == len(requests)  # one each
+    (stream,) = [line for line in requests if line.get("request_id") == opened]
+    assert (stream["route"], stream["status"], stream["game"]) == (
+        "/games/{game_id}/events",
+        200,
+        game_id,
+    )
     resumed = [line for line in requests if line["route"] == "/games/{game_id}/resume/{token}"]
     assert [line["path"] for line in resumed] == [f"/games/{game_id}/resume/[redacted]"]
     assert [line["status"] for line in requests if line["route"] == "/metrics"] == [200]
     for secret in (token, joined["token"], seed, resume, METRICS_TOKEN):
         assert secret not in text
     assert not [line for line in lines if line["logger"] == "uvicorn.access"]
+
+
+def _logged_within(server: Server, request_id: str, seconds: float) -> dict[str, Any] | None:
+    """The ``app.requests`` line of ``request_id`` once the server has written it."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        for text in server.log_path.read_text().splitlines():
+            if request_id in text:
+                line: dict[str, Any] = json.loads(text)
+                if line["logger"] == "app.requests" and line.get("request_id") == request_id:
+                    return line
+        time.sleep(0.05)
+    return None
 
 
 @pytest.mark.single_kind

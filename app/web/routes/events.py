@@ -265,6 +265,7 @@ class PageEvents:
         if scope["method"] != "GET":  # a HEAD too (Starlette's route lets one in): no
             # stream answers it, as none did as a FastAPI route (plumbing/head.py)
             raise HTTPException(405, headers={"Allow": "GET"})
+        scope["route"] = PAGE_STREAM  # as FastAPI's routes say theirs: the request log's route
         response = await page_events(Request(scope, receive))
         await response(scope, receive, send)
 
