@@ -452,4 +452,6 @@ def _configure_sqlite(engine: Engine, checkpointing: Callable[[], bool]) -> None
         try:
             connection.connection.driver_connection.execute(statement).close()
         except sqlite3.Error as error:
-            raise DBAPIError.instance(statement, (), error, sqlite3.Error) from error
+            raise DBAPIError.instance(
+                statement, (), error, sqlite3.Error, dialect=connection.dialect
+            ) from error

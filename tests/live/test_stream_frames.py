@@ -165,3 +165,77 @@ def test_a_connection_keeps_its_dictionary_within_the_shared_keys() -> None:
     count, names = asyncio.run(scenario())
     assert count < SHARED_KEYS, sorted(names)
     assert not names & set(GuardedProtocol.__slots__)
+
+
+def test_a_body_sent_to_an_open_stream_is_still_counted_and_ends_it_past_the_limit(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """The stream hears its client on the stack's ``receive``: a body sent with a stream's
+    request (chunked, its length not told) counts against the body limit, and past it the
+    stream ends, where it would read and drop what came for as long as it was sent."""
+
+    async def scenario() -> tuple[int, dict[str, Any]]:
+        app = create_app(make_settings(max_body_bytes=1024))
+        async with app.router.lifespan_context(app):
+            view, _token = app.state.service.create("Ann")
+            scope = stream_scope(
+                f"/games/{view.id}/events", headers=[(b"transfer-encoding", b"chunked")]
+            )
+            chunks = 0
+            sent: list[dict[str, Any]] = []
+
+            async def receive() -> dict[str, Any]:
+                nonlocal chunks
+                chunks += 1
+                await asyncio.sleep(0.001)
+                return {"type": "http.request", "body": b"x" * 100, "more_body": True}
+
+            async def send(message: dict[str, Any]) -> None:
+                sent.append(message)
+
+            await asyncio.wait_for(app(scope, receive, send), 10)  # the stream ended
+            return chunks, sent[0]
+
+    chunks, head = asyncio.run(scenario())
+    assert head["status"] == 200  # it was open
+    assert chunks == 11  # 1,100 bytes: over the 1,024
+
+
+def test_a_head_of_a_response_that_hands_its_body_on_gets_no_body(
+    make_settings: Callable[..., Settings],
+) -> None:
+    """``HEAD`` is answered as ``GET`` without the body (``HeadMiddleware``): a response that
+    would hand its body to the app is made to write it through the middleware, which drops it.
+    (The live streams refuse ``HEAD``; this is any route answering with an ``EventStream``.)"""
+    from app.web.routes.events import EventStream
+
+    app = create_app(make_settings())
+
+    async def events() -> Any:
+        yield "data: one\n\n"
+
+    @app.get("/probe")
+    async def probe() -> EventStream:
+        return EventStream(events())
+
+    async def answer(method: str) -> list[dict[str, Any]]:
+        sent: list[dict[str, Any]] = []
+
+        async def receive() -> dict[str, Any]:
+            await asyncio.sleep(3600)
+            return {"type": "http.disconnect"}
+
+        async def send(message: dict[str, Any]) -> None:
+            sent.append(message)
+
+        async with app.router.lifespan_context(app):
+            await asyncio.wait_for(
+                app({**stream_scope("/probe"), "method": method}, receive, send), 10
+            )
+        return sent
+
+    got = asyncio.run(answer("GET"))
+    assert [message.get("body") for message in got[1:]] == [b"data: one\n\n", b""]
+    head = asyncio.run(answer("HEAD"))
+    assert head[0]["status"] == 200
+    assert [message.get("body") for message in head[1:]] == [b""]

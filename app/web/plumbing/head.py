@@ -12,6 +12,8 @@ from collections.abc import Awaitable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.web.plumbing.server_setup import DETACH
+
 STREAM_SUFFIX = "/events"
 
 
@@ -44,4 +46,6 @@ class HeadMiddleware:
                 message = {"type": "http.response.body", "body": b"", "more_body": False}
             await send(message)
 
-        await self.app({**scope, "method": "GET"}, receive, headers_only)
+        # Without the app's hand-over of a body (``DETACH``): every body goes through here.
+        as_get = {key: value for key, value in scope.items() if key != DETACH}
+        await self.app({**as_get, "method": "GET"}, receive, headers_only)

@@ -39,7 +39,8 @@ from app.web.plumbing.connections import ConnectionLimits, guarded_protocol
 GRACEFUL_SHUTDOWN_SECONDS = 3
 DETACH = "penta.detach"
 """The scope's key of the callable a response hands its body writer to, to be called with the
-server's ``receive`` and ``send`` once the app's stack has returned (:class:`PentaApp`)."""
+server's ``send`` once the app's stack has returned (:class:`PentaApp`): its body messages go
+through no middleware's ``send``."""
 FILE_DESCRIPTOR_MARGIN = 64
 """Descriptors kept beyond the connection cap: the database, logs, the strategy table."""
 
@@ -124,7 +125,7 @@ class PentaApp(FastAPI):
     hands its body writer to ``scope[DETACH]`` has sent its head through the stack (the
     middlewares' headers, cookies and log line), and its events then go straight to the
     server's ``send``. An open stream held a frame of every middleware, of the router and of
-    the route for the page's life (7.1 of its 26.4 KiB, docs/performance.md)."""
+    the route for the page's life (7.0 of its 26.4 KiB, docs/performance.md)."""
 
     penta_settings: Settings | None = None
     _server_configured = False
@@ -160,8 +161,12 @@ class PentaApp(FastAPI):
         if scope["type"] != "http":
             await super().__call__(scope, receive, send)
             return
-        detached: list[Callable[[Receive, Send], Awaitable[None]]] = []
+        detached: list[Callable[[Send], Awaitable[None]]] = []
         scope[DETACH] = detached.append
-        await super().__call__(scope, receive, send)
+        try:
+            await super().__call__(scope, receive, send)
+        except BaseException:
+            detached.clear()  # a body never to be written (its stream's slot freed at once)
+            raise
         if detached:
-            await detached[0](receive, send)
+            await detached.pop()(send)
