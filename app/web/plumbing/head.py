@@ -48,4 +48,5 @@ class HeadMiddleware:
 
         # Without the app's hand-over of a body (``DETACH``): every body goes through here.
         as_get = {key: value for key, value in scope.items() if key != DETACH}
-        await self.app({**as_get, "method": "GET"}, receive, headers_only)
+        as_get["method"] = "GET"
+        await self.app(as_get, receive, headers_only)
