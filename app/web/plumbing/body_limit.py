@@ -5,7 +5,7 @@ A declared ``Content-Length`` over the limit is answered at once, unread; a chun
 over. Either way the answer is the app's usual error (JSON for the API, a page or fragment for
 people), and it passes through the security headers like any other. Any other request is
 handed straight on: in HTTP/1.1 its body is the length it declared, or none (RFC 9112, 6.3),
-and the server reads no more; a live stream keeps no frame of this middleware.
+and the server reads no more.
 """
 
 from __future__ import annotations

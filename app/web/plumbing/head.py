@@ -24,8 +24,8 @@ class HeadMiddleware:
         self.app = app
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
-        """Any other request is the app's, handed on: no frame of this middleware stays on
-        it (a live stream's lasts as long as the page)."""
+        """Any other request is the app's, handed on: no coroutine of this middleware runs
+        for it."""
         if (
             scope["type"] != "http"
             or scope["method"] != "HEAD"

@@ -43,8 +43,8 @@ class HostMiddleware:
         self.public_url = f"{public_url.rstrip('/')}/" if public_url else None
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
-        """The app's answer (or the refusal's), handed on: no frame of this middleware stays
-        on a request (a live stream's lasts as long as the page)."""
+        """The app's answer (or the refusal's), handed on: no coroutine of this middleware
+        runs for a request."""
         if scope["type"] not in ("http", "websocket"):
             return self.app(scope, receive, send)
         if scope["path"] == METRICS_PATH:  # a scraper names each worker's own address

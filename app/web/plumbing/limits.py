@@ -188,8 +188,7 @@ class ActionLimitMiddleware:
         self.seats: Limiter = shared("seat", per_seat) if shared else RateLimiter(per_seat)
 
     def __call__(self, scope: Scope, receive: Receive, send: Send) -> Awaitable[None]:
-        """A read is the app's, handed on: no frame of this middleware stays on it (a live
-        stream's lasts as long as the page)."""
+        """A read is the app's, handed on: no coroutine of this middleware runs for it."""
         if scope["type"] == "http" and scope["method"] in _ACTION_METHODS:
             return self._limited(scope, receive, send)
         return self.app(scope, receive, send)

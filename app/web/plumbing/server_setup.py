@@ -132,7 +132,7 @@ class PentaApp(FastAPI):
 
     def build_middleware_stack(self) -> ASGIApp:
         """FastAPI's stack without its layers that have nothing to do here: each was a call on
-        every request and a frame kept on every open live stream."""
+        every request."""
         stack = super().build_middleware_stack()
         telemetry = getattr(self, "_native_telemetry", None)
         inert = set()

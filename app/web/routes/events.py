@@ -366,8 +366,8 @@ PAGE_STREAM = Route(
     "/games/{game_id}/events", PageEvents(), methods=["GET"], include_in_schema=False
 )
 """The page stream's route, one of the app's own (``app/web/factory.py``): not in an included
-router, whose matching kept three more frames on every open stream (1.4 KiB a stream with
-what they held, bench/stream_memory.py)."""
+router, whose matching leaves its keys in the scope an open stream keeps (and kept three more
+frames on it while a stream held the stack's: 1.4 KiB a stream, bench/stream_memory.py)."""
 
 
 @router.get("/api/v1/games/{game_id}/events", tags=["games"])
