@@ -106,6 +106,11 @@ def escape_output(value: object, /) -> str:
     return _escape_inner(str(value))
 
 
+def _no_globals_of_its_own(globals: MutableMapping[str, Any] | None) -> None:
+    if globals is not None:
+        raise TypeError("a template here takes no globals of its own")
+
+
 class PlainOutputTemplate(Template):
     """A template whose output escapes each value with :func:`escape_output`: the name
     ``escape`` that Jinja's compiled code writes every ``{{ value }}`` through (and uses for
@@ -150,8 +155,7 @@ class LanguageEnvironment(Environment):
         """A template, loaded with no globals of its own (``TypeError`` if given some: set
         them on the environment); :meth:`select_template` likewise, and Jinja's
         ``get_or_select_template`` goes through the two."""
-        if globals is not None:
-            raise TypeError("a template here takes no globals of its own")
+        _no_globals_of_its_own(globals)
         return super().get_template(name, parent)
 
     def select_template(
@@ -160,8 +164,7 @@ class LanguageEnvironment(Environment):
         parent: str | None = None,
         globals: MutableMapping[str, Any] | None = None,
     ) -> Template:
-        if globals is not None:
-            raise TypeError("a template here takes no globals of its own")
+        _no_globals_of_its_own(globals)
         return super().select_template(names, parent)
 
     def compile(
