@@ -77,10 +77,18 @@ class TranslatedInPlace(NodeTransformer):
             return node
         message = self.translations.ugettext(node.args[0].value)
         if node.kwargs:
+            # ``Markup(message) % keywords``, as the newstyle ``_()`` does it, with each
+            # keyword escaped by a filter (a plain call in the compiled code) and the message
+            # marked safe once formatted: Markup's own ``%`` wraps each keyword in a helper
+            # object of Python, a fifth of the dice tray's rendering.
             keywords = [
-                nodes.Pair(nodes.Const(keyword.key), keyword.value) for keyword in node.kwargs
+                nodes.Pair(
+                    nodes.Const(keyword.key),
+                    nodes.Filter(keyword.value, MESSAGE_KEYWORD, [], [], None, None),
+                )
+                for keyword in node.kwargs
             ]
-            return nodes.Mod(nodes.MarkSafe(nodes.Const(message)), nodes.Dict(keywords))
+            return nodes.MarkSafe(nodes.Mod(nodes.Const(message), nodes.Dict(keywords)))
         try:  # the catalogs' messages are the templates' own text, trusted as they are
             return nodes.MarkSafe(nodes.Const(str(_safe(message))))
         except (KeyError, TypeError, ValueError):
@@ -104,6 +112,18 @@ def escape_output(value: object, /) -> str:
         # (What __html__ says is HTML by its contract: markupsafe takes it so.)
         return said if type(said) in (str, Markup) else str(Markup(said))  # noqa: S704
     return _escape_inner(str(value))
+
+
+MESSAGE_KEYWORD = "message_keyword"
+"""The filter :class:`TranslatedInPlace` writes each keyword of a message through."""
+
+
+def message_keyword(value: object, /) -> object:
+    """A keyword of a translated message as ``Markup``'s ``%`` formats it: a number as it is
+    (``%d`` formats it), anything else escaped (what has ``__html__`` as it says)."""
+    if type(value) is int or type(value) is float:
+        return value
+    return escape_output(value)
 
 
 def _no_globals_of_its_own(globals: MutableMapping[str, Any] | None) -> None:
@@ -236,6 +256,7 @@ def _environment(code: str, in_place: bool, plain_output: bool) -> Environment:
     # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
     environment.policies["ext.i18n.trimmed"] = True
     environment.globals.update(_globals())
+    environment.filters[MESSAGE_KEYWORD] = message_keyword
     # The faces' names, which the dice's labels say: in place, each translated once, as
     # ``_(name)`` gives it; else looked up as they are read. (``_()`` of a variable, in the
     # tray's loop, was a context call and a catalog lookup for each die: 30 % of the tray's
