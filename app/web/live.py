@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import Counter, OrderedDict
-from collections.abc import Callable, Hashable, Sequence
+from collections.abc import Callable, Hashable, Iterator, Sequence
 from dataclasses import dataclass
 
 from anyio import to_thread
@@ -31,14 +31,29 @@ versions those too: this holds that for several hundred games watched at once.""
 # Within a fragment, the elements marked ``data-live-part`` (the dice, the sheet's rows) are
 # parts of their own: where nothing else in the fragment changed but its version, a change
 # sends only the parts that differ. They hold no element of their own kind (a die's <li> holds
-# no <li>), and ``data-live-part`` follows their id.
-# (The first ``</tag>`` after the part's head is found a run of text between two tags at a
-# time, not a character at a time as a lazy ``.*?`` would: the split takes 0.4 of the time.)
-_LIVE_PART = re.compile(
-    r'<(li|div|tr) id="([^"]+)" data-live-part[ >]'
-    r"[^<]*(?:<(?!/\1>)[^<]*)*</\1>"
-)
+# no <li>), and ``data-live-part`` follows their id: a part ends at the first closing tag of its
+# kind after its head. (Found with ``str.find``, the marker first and then that closing tag:
+# one regular expression over the whole fragment, stepping from tag to tag, took half the
+# time the scoresheet takes to render.)
+_PART_MARK = " data-live-part"
+_PART_HEAD = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part[ >]')
 _VERSION = re.compile(r' data-version="\d+"')
+
+
+def _live_parts(fragment: str) -> Iterator[tuple[int, int, str]]:
+    """Where each part of ``fragment`` starts and ends, and its id, in order."""
+    at = 0
+    while (mark := fragment.find(_PART_MARK, at)) >= 0:
+        at = mark + len(_PART_MARK)
+        start = fragment.rfind("<", 0, mark)
+        head = _PART_HEAD.fullmatch(fragment, start, at + 1) if start >= 0 else None
+        if head is None:
+            continue
+        closing = f"</{head.group(1)}>"
+        end = fragment.find(closing, at)
+        if end >= 0:
+            at = end + len(closing)
+            yield start, at, head.group(2)
 
 
 class _Split:
@@ -51,14 +66,14 @@ class _Split:
         self.parts: dict[str, str] = {}
         pieces: list[str] = []
         end = 0
-        for found in _LIVE_PART.finditer(fragment):
-            if found.group(2) in self.parts:  # two parts of one id: the fragment goes whole
+        for start, stop, key in _live_parts(fragment):
+            if key in self.parts:  # two parts of one id: the fragment goes whole
                 self.parts.clear()
                 self.skeleton = _VERSION.sub("", fragment)
                 return
-            self.parts[found.group(2)] = found.group(0)
-            pieces += (fragment[end : found.start()], found.group(2))
-            end = found.end()
+            self.parts[key] = fragment[start:stop]
+            pieces += (fragment[end:start], key)
+            end = stop
         pieces.append(fragment[end:])
         self.skeleton = _VERSION.sub("", "".join(pieces))
 

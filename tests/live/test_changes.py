@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from app.web.live import LiveViews, Rendering, RenderingKey, sse
+import re
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from app.web.live import LiveViews, Rendering, RenderingKey, _Split, sse
 
 ROW = '<tr id="{id}" data-live-part class="r"><td>{value}</td></tr>'
 
@@ -78,3 +83,50 @@ def test_a_one_fragment_event_is_kept_alone_and_one_per_key_whatever_it_shows() 
     live.event(other, lambda: "<p>wave</p>", "reaction")
     live.event(key, lambda: "<p>Ann back</p>", "table", shows=("Ann back",))
     assert list(live._renderings)[-2:] == [other, key]
+
+
+# The parts as one regular expression over the whole fragment says them (what the split did
+# before it looked for them with ``str.find``): the reference the split is held to.
+REFERENCE = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part[ >][^<]*(?:<(?!/\1>)[^<]*)*</\1>')
+
+# Pieces of fragments: parts of each kind, heads left open, look-alikes that are not parts,
+# other elements and text.
+PIECES = st.sampled_from(
+    [
+        '<li id="die-0" data-live-part>',
+        '<li id="die-1" data-live-part class="x">',
+        '<tr id="sheet-ones" data-live-part data-box="ones">',
+        '<div id="sheet-turn" data-live-part>',
+        '<div id="a" data-live-part-not>',
+        '<td id="b" data-live-part>',
+        '<li class="c" id="d" data-live-part>',
+        "</li>",
+        "</tr>",
+        "</div>",
+        "<td>1</td>",
+        "<span>\u2605</span>",
+        " data-live-part ",
+        '<p data-version="12">',
+        "text <",
+        "<",
+        ">",
+    ]
+)
+
+
+@given(st.lists(PIECES, max_size=30))
+def test_a_fragment_splits_into_the_parts_the_reference_says(pieces: list[str]) -> None:
+    fragment = "".join(pieces)
+    split = _Split(fragment)
+    found = list(REFERENCE.finditer(fragment))
+    ids = [match.group(2) for match in found]
+    if len(set(ids)) < len(ids):  # two parts of one id: the fragment goes whole
+        assert split.parts == {}
+        return
+    assert split.parts == {match.group(2): match.group(0) for match in found}
+    skeleton, end = [], 0
+    for match in found:
+        skeleton += (fragment[end : match.start()], match.group(2))
+        end = match.end()
+    skeleton.append(fragment[end:])
+    assert split.skeleton == re.sub(r' data-version="\d+"', "", "".join(skeleton))
