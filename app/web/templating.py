@@ -77,14 +77,27 @@ class TranslatedInPlace(NodeTransformer):
             return node
         message = self.translations.ugettext(node.args[0].value)
         if node.kwargs:
-            # ``Markup(message) % keywords``, as the newstyle ``_()`` does it, with each
-            # keyword escaped by a filter (a plain call in the compiled code) and the message
-            # marked safe once formatted: Markup's own ``%`` wraps each keyword in a helper
-            # object of Python, a fifth of the dice tray's rendering.
+            conversions = _conversions(message)
+            if conversions is None:  # as the newstyle ``_()`` formats it, at every rendering
+                keywords = [
+                    nodes.Pair(nodes.Const(keyword.key), keyword.value) for keyword in node.kwargs
+                ]
+                return nodes.Mod(nodes.MarkSafe(nodes.Const(message)), nodes.Dict(keywords))
+            # ``Markup(message) % keywords`` as Markup's ``%`` makes it, each keyword through a
+            # filter (a plain call in the compiled code: escaped for ``%s``, ``int`` for
+            # ``%d``) and the message marked safe once formatted. Markup's own ``%`` wraps each
+            # keyword in a helper object of Python: a fifth of the dice tray's rendering.
             keywords = [
                 nodes.Pair(
                     nodes.Const(keyword.key),
-                    nodes.Filter(keyword.value, MESSAGE_KEYWORD, [], [], None, None),
+                    nodes.Filter(
+                        keyword.value,
+                        MESSAGE_FILTERS[conversions.get(keyword.key, "s")],
+                        [],
+                        [],
+                        None,
+                        None,
+                    ),
                 )
                 for keyword in node.kwargs
             ]
@@ -114,16 +127,32 @@ def escape_output(value: object, /) -> str:
     return _escape_inner(str(value))
 
 
-MESSAGE_KEYWORD = "message_keyword"
-"""The filter :class:`TranslatedInPlace` writes each keyword of a message through."""
+MESSAGE_FILTERS = {"s": "message_text", "d": "message_number", "i": "message_number"}
+"""The filter :class:`TranslatedInPlace` writes a message's keyword through, by the conversion
+the message formats it with, as ``Markup``'s ``%`` takes it: ``%s`` the keyword escaped (what
+has ``__html__`` as it says), ``%d`` its ``int``."""
+_CONVERSION = re.compile(r"%(?:\(([^)]*)\))?[-#0 +]*(?:\*|\d+)?(?:\.(?:\*|\d+))?(.)", re.DOTALL)
 
 
-def message_keyword(value: object, /) -> object:
-    """A keyword of a translated message as ``Markup``'s ``%`` formats it: a number as it is
-    (``%d`` formats it), anything else escaped (what has ``__html__`` as it says)."""
-    if type(value) is int or type(value) is float:
-        return value
-    return escape_output(value)
+def _conversions(message: str) -> dict[str, str] | None:
+    """Each keyword's conversion in ``message`` (``s``, ``d`` or ``i``); None if it formats
+    one otherwise (``%r``, a width, a keyword two ways...), which is then left to ``Markup``.
+
+    >>> _conversions("%(name)s scored %(points)d: 100%%")
+    {'name': 's', 'points': 'd'}
+    >>> _conversions("%(box)r"), _conversions("%(n)5d"), _conversions("%(n)s %(n)d")
+    (None, None, None)
+    """
+    found: dict[str, str] = {}
+    for match in _CONVERSION.finditer(message):
+        key, conversion = match.groups()
+        if match.group(0) == "%%":
+            continue
+        if key is None or conversion not in MESSAGE_FILTERS or match.end(1) + 2 != match.end():
+            return None
+        if found.setdefault(key, conversion) != conversion:
+            return None
+    return found
 
 
 def _no_globals_of_its_own(globals: MutableMapping[str, Any] | None) -> None:
@@ -256,7 +285,8 @@ def _environment(code: str, in_place: bool, plain_output: bool) -> Environment:
     # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
     environment.policies["ext.i18n.trimmed"] = True
     environment.globals.update(_globals())
-    environment.filters[MESSAGE_KEYWORD] = message_keyword
+    environment.filters["message_text"] = escape_output
+    environment.filters["message_number"] = int
     # The faces' names, which the dice's labels say: in place, each translated once, as
     # ``_(name)`` gives it; else looked up as they are read. (``_()`` of a variable, in the
     # tray's loop, was a context call and a catalog lookup for each die: 30 % of the tray's

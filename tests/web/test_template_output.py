@@ -225,29 +225,37 @@ def test_the_names_said_once_per_language_are_what_jinjas_lookup_says() -> None:
 MESSAGE = "%(name)s scored %(points)d in %(box)s"
 """A message of the activity log, with keywords of text, number and markup, in every
 catalog."""
+OTHER_FORMATS = "%(box)r, %(points)5d, %(name)s and %(name)r"
+"""Formats left to ``Markup``'s ``%`` (a message in no catalog)."""
 _TEMPLATES = create_templates()
 _REFERENCE = create_templates(in_place=False, plain_output=False)
+_KEYWORDS = {
+    "name": st.one_of(st.text(max_size=12), st.booleans(), st.none(), st.integers()),
+    "points": st.one_of(
+        st.integers(-5, 400), st.floats(0, 99), st.booleans(), st.integers(0, 99).map(str)
+    ),
+    "box": st.sampled_from([Markup("<bdi>Chance</bdi>"), Html("<b>x</b>"), "A & 'B'", None]),
+}
 
 
-@given(
-    name=st.text(max_size=12),
-    points=st.one_of(st.integers(-5, 400), st.floats(0, 99)),
-    box=st.sampled_from([Markup("<bdi>Chance</bdi>"), Html("<b>x</b>"), "A & 'B'", None]),
-)
+@given(**_KEYWORDS)
 def test_a_messages_keywords_are_formatted_as_jinjas_gettext_formats_them(
-    name: str, points: float, box: object
+    name: object, points: object, box: object
 ) -> None:
     """A message with keywords, written in place, reads as the newstyle ``_()`` makes it
-    (``Markup(message) % keywords``): text escaped, what says its HTML as it says, a number
-    as ``%d`` formats it; in the six languages."""
-    source = "{{ _(%r, name=name, points=points, box=box) }}" % MESSAGE  # noqa: UP031
-    jinja_says = _REFERENCE.env.from_string(source)
-    for code, environment in _TEMPLATES.environments.items():
-        with i18n.language(code):
-            expected = jinja_says.render(name=name, points=points, box=box)
-            written = environment.from_string(source).render(name=name, points=points, box=box)
-            assert written == expected, code
-            assert i18n.gettext(MESSAGE) != MESSAGE or code == "en"  # the catalog's own text
+    (``Markup(message) % keywords``): for ``%s`` text escaped and what says its HTML as it
+    says, for ``%d`` the keyword's ``int``; in the six languages, and for the formats left to
+    ``Markup`` (``%r``, a width)."""
+    for message in (MESSAGE, OTHER_FORMATS):
+        source = "{{ _(%r, name=name, points=points, box=box) }}" % message  # noqa: UP031
+        jinja_says = _REFERENCE.env.from_string(source)
+        for code, environment in _TEMPLATES.environments.items():
+            with i18n.language(code):
+                expected = jinja_says.render(name=name, points=points, box=box)
+                written = environment.from_string(source).render(name=name, points=points, box=box)
+                assert written == expected, (code, message)
+    with i18n.language("fi"):
+        assert i18n.gettext(MESSAGE) != MESSAGE  # a catalog's own text is formatted too
 
 
 def test_a_template_reads_the_environments_globals_themselves() -> None:
