@@ -31,12 +31,12 @@ versions those too: this holds that for several hundred games watched at once.""
 # Within a fragment, the elements marked ``data-live-part`` (the dice, the sheet's rows) are
 # parts of their own: where nothing else in the fragment changed but its version, a change
 # sends only the parts that differ. They hold no element of their own kind (a die's <li> holds
-# no <li>), and ``data-live-part`` follows their id: a part ends at the first closing tag of its
-# kind after its head. (Found with ``str.find``, the marker first and then that closing tag:
-# one regular expression over the whole fragment, stepping from tag to tag, took half the
-# time the scoresheet takes to render.)
+# no <li>), and ``data-live-part`` follows their id (escaped: no ``<`` in it): a part ends at
+# the first closing tag of its kind after its head. (Found with ``str.find``, the marker first
+# and then that closing tag: one regular expression over the whole fragment, stepping from tag
+# to tag, took half the time the scoresheet takes to render.)
 _PART_MARK = " data-live-part"
-_PART_HEAD = re.compile(r'<(li|div|tr) id="([^"]+)" data-live-part[ >]')
+_PART_HEAD = re.compile(r'<(li|div|tr) id="([^"<]+)" data-live-part[ >]')
 _VERSION = re.compile(r' data-version="\d+"')
 
 
