@@ -21,9 +21,11 @@ repeatable to 0.1 % where CPU time drifts by ±20 %.
 ``--page-streams`` plays four-player games instead, each seat with the page's live stream open
 (``/games/{id}/events`` with its seat cookie, driven in the same process as the app, through
 its ASGI interface), and an action is counted once every stream has shown the version it made:
-the issue's "a move with four browsers watching" (#25), with no HTTP server. ``--bare`` adds
-``bench/baseline_app.py``'s write to each round, driven the same way, and the ratio to it:
-the bare write measured in the same run, with the same client and no server either.
+the issue's "a move with four browsers watching" (#25), with no HTTP server. ``--bare`` (with
+``--page-streams`` only: the bots' moves go through httpx) adds ``bench/baseline_app.py``'s
+write to each round, driven the same way, and the ratio to it: the bare write measured in the
+same run, with the same client and no server either. (Callgrind also counts the start of each
+run's first game and the closing of its last game's streams, which the CPU time leaves out.)
 
 ``--idle-ms MS`` compares this checkout with itself, its event loop idle for ``MS`` before
 each action, as a worker's is between a paced load's requests (``bench/load.py``'s paced
@@ -64,7 +66,8 @@ BOT, WATCHED, BARE = "bot", "page-streams", "bare"
 MODES = (BOT, WATCHED, BARE)
 SEATS = 4
 """The players of a game with ``--page-streams``, each with a stream."""
-_STREAM_EVENT = re.compile(rb"event: (?:update|change)\nid: (\d+)\n")
+_STREAM_EVENTS = (b"event: update\nid: ", b"event: change\nid: ")
+"""How a page stream's game events begin (each their own ``data:`` line after that)."""
 
 
 def _metrics_off() -> None:
@@ -84,14 +87,13 @@ def _metrics_off() -> None:
     MetricWrapperBase.labels = same  # type: ignore[method-assign,assignment]
 
 
-def _app() -> Any:
-    """The app of the checkout this child runs on, SQLite in a temporary folder, no limits."""
+def _app(folder: Path) -> Any:
+    """The app of the checkout this child runs on, SQLite in ``folder``, no limits."""
     from app.settings import Settings
     from app.web.factory import create_app
 
-    folder = tempfile.mkdtemp(prefix="penta-cpu-")
     options: dict[str, object] = {
-        "data_dir": Path(folder),
+        "data_dir": folder,
         "strategy_table": Path(os.environ["PENTA_STRATEGY_TABLE"]),
         "secret_key": "bench-secret-key-0123456789abcdef-0123456789",
         "rate_limit_per_minute": 0,
@@ -104,11 +106,11 @@ def _app() -> Any:
     return create_app(settings)
 
 
-async def _play(actions: int) -> float:
+async def _play(actions: int, folder: Path) -> float:
     import httpx
 
     idle = float(os.environ.get(IDLE_MS, "0")) / 1000
-    app = _app()
+    app = _app(folder)
     transport = httpx.ASGITransport(app=app, client=("127.0.0.1", 5000))
     async with (
         app.router.lifespan_context(app),
@@ -224,14 +226,21 @@ class Stream:
     async def send(self, message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
             assert message["status"] == 200, message
-        for found in _STREAM_EVENT.finditer(message.get("body", b"")):
-            self.newest = max(self.newest, int(found.group(1)))
-            self.changed.set()
+        for event in message.get("body", b"").split(b"\n\n"):
+            if event.startswith(_STREAM_EVENTS):
+                start = len(_STREAM_EVENTS[0])
+                self.newest = max(self.newest, int(event[start : event.index(b"\n", start)]))
+                self.changed.set()
 
     async def seen(self, version: int) -> None:
         while self.newest < version:
             self.changed.clear()
-            await asyncio.wait_for(self.changed.wait(), 10)
+            try:
+                await asyncio.wait_for(self.changed.wait(), 10)
+            except TimeoutError:
+                if self.task.done():
+                    self.task.result()  # the stream's own error, rather than the wait's
+                raise
 
     async def close(self) -> None:
         self.closed.set()
@@ -250,10 +259,10 @@ def _next_action(game: dict[str, Any]) -> tuple[str, dict[str, Any]]:
     return "roll", {"hold": [index for index, value in enumerate(dice) if value == most]}
 
 
-async def _play_watched(actions: int) -> float:
+async def _play_watched(actions: int, folder: Path) -> float:
     """Four-player games, each seat's page stream open; an action ends when every stream has
     shown its version. The CPU seconds per action."""
-    app = _app()
+    app = _app(folder)
     async with app.router.lifespan_context(app):
 
         async def new_game() -> tuple[dict[str, Any], list[str], list[Stream]]:
@@ -293,9 +302,9 @@ async def _play_watched(actions: int) -> float:
         return await _measured(run, actions)
 
 
-async def _play_bare(actions: int) -> float:
+async def _play_bare(actions: int, folder: Path) -> float:
     """``bench/baseline_app.py``'s write, one a request, driven alike."""
-    os.environ["BASELINE_DB"] = str(Path(tempfile.mkdtemp(prefix="penta-bare-")) / "bare.db")
+    os.environ["BASELINE_DB"] = str(folder / "bare.db")
     sys.path.insert(0, str(ROOT))
     from bench.baseline_app import app
 
@@ -337,7 +346,9 @@ def _child(actions: int) -> None:
     if os.environ.get(METRICS_OFF):
         _metrics_off()
     play = {BOT: _play, WATCHED: _play_watched, BARE: _play_bare}[os.environ.get(MODE, BOT)]
-    print(json.dumps({"cpu_ms": 1000 * asyncio.run(play(actions))}))
+    with tempfile.TemporaryDirectory(prefix="penta-cpu-") as folder:
+        cpu_seconds = asyncio.run(play(actions, Path(folder)))
+    print(json.dumps({"cpu_ms": 1000 * cpu_seconds}))
 
 
 @dataclass(frozen=True)
@@ -437,6 +448,10 @@ def main() -> None:
     )
     parser.add_argument("--strategy-table", type=Path, default=ROOT / "data" / "strategy")
     arguments = parser.parse_args()
+    if arguments.bare and not arguments.page_streams:
+        parser.error("--bare goes with --page-streams (the bots' moves go through httpx)")
+    if arguments.idle_ms and arguments.page_streams:
+        parser.error("--idle-ms is for the bots' moves, not --page-streams")
     mode = WATCHED if arguments.page_streams else BOT
     runs = {"this": Run(ROOT, mode=mode)}
     if arguments.compare_with:
