@@ -19,7 +19,7 @@ from markupsafe import Markup, escape
 
 from app import i18n
 from app.web.board_parts import SHARED_BOARD
-from app.web.templating import create_templates, escape_output
+from app.web.templating import _conversions, create_templates, escape_output
 from tests.live.test_board_parts import fragment
 from tests.scenarios import play_a_game
 
@@ -256,6 +256,16 @@ def test_a_messages_keywords_are_formatted_as_jinjas_gettext_formats_them(
                 assert written == expected, (code, message)
     with i18n.language("fi"):
         assert i18n.gettext(MESSAGE) != MESSAGE  # a catalog's own text is formatted too
+
+
+def test_a_messages_conversions_are_read_where_markup_would_take_them_alike() -> None:
+    """Only ``%(key)s`` and ``%(key)d`` (``i``) go through the keyword filters; any other
+    format leaves the message to ``Markup``'s ``%``."""
+    assert _conversions("%(name)s scored %(points)d: 100%%") == {"name": "s", "points": "d"}
+    assert _conversions("%(n)i %(n)i") == {"n": "i"}
+    assert _conversions("no keyword, 5%%") == {}
+    for other in ("%(box)r", "%(n)5d", "%(n)-d", "%(n).2f", "%(n)s %(n)d", "%s and %(n)s"):
+        assert _conversions(other) is None, other
 
 
 def test_a_template_reads_the_environments_globals_themselves() -> None:
