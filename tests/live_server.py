@@ -27,6 +27,14 @@ def _free_port() -> int:
         return port
 
 
+PORT_ATTEMPTS = 3
+"""Ports tried for a server's first start (another process may take a free port before it)."""
+
+
+class PortTakenError(RuntimeError):
+    """The server could not listen on its port: another process had taken it."""
+
+
 class Server:
     """A uvicorn process serving Penta on loopback with its own data directory.
 
@@ -60,9 +68,18 @@ class Server:
         data_dir.mkdir(parents=True)
         self.log_path = data_dir / "server.log"
         self.log = self.log_path.open("w")
-        self._start()
+        for attempt in range(1, PORT_ATTEMPTS + 1):
+            try:
+                self._start()
+                break
+            except PortTakenError:
+                if attempt == PORT_ATTEMPTS:
+                    raise
+                self.port = _free_port()
+                self.url = f"http://127.0.0.1:{self.port}"
 
     def _start(self) -> None:
+        log_from = self.log_path.stat().st_size  # where this start's lines begin
         self.process = subprocess.Popen(
             [
                 sys.executable,
@@ -80,19 +97,31 @@ class Server:
             stdout=self.log,
             stderr=subprocess.STDOUT,
         )
-        self._wait_healthy()
+        self._wait_healthy(log_from)
 
-    def _wait_healthy(self) -> None:
+    def _wait_healthy(self, log_from: int) -> None:
+        """Until this server answers ``/healthz``. The port was free when chosen, but another
+        test's server may have taken it since: only an answer once this one's log says it
+        listens there counts (an answer before is the other server's)."""
+        listening = f"Uvicorn running on http://127.0.0.1:{self.port}"
         for _ in range(300):
             if self.process.poll() is not None:
+                if "address already in use" in self._log_since(log_from):
+                    raise PortTakenError(self.port)
                 raise RuntimeError(f"the server exited with {self.process.returncode}")
             try:
                 with urllib.request.urlopen(f"{self.url}/healthz", timeout=1) as response:
-                    if response.status == 200:
+                    if response.status == 200 and listening in self._log_since(log_from):
                         return
             except OSError:
-                time.sleep(0.1)
+                pass
+            time.sleep(0.1)
         raise RuntimeError("the server did not become healthy")
+
+    def _log_since(self, offset: int) -> str:
+        with self.log_path.open(encoding="utf-8", errors="replace") as log:
+            log.seek(offset)
+            return log.read()
 
     @property
     def database_url(self) -> str:
