@@ -127,7 +127,8 @@ def escape_output(value: object, /) -> str:
     return _escape_inner(str(value))
 
 
-MESSAGE_FILTERS = {"s": "message_text", "d": "message_number", "i": "message_number"}
+MESSAGE_TEXT, MESSAGE_NUMBER = "message_text", "message_number"
+MESSAGE_FILTERS = {"s": MESSAGE_TEXT, "d": MESSAGE_NUMBER, "i": MESSAGE_NUMBER}
 """The filter :class:`TranslatedInPlace` writes a message's keyword through, by the conversion
 the message formats it with, as ``Markup``'s ``%`` takes it: ``%s`` the keyword escaped (what
 has ``__html__`` as it says), ``%d`` its ``int``."""
@@ -285,8 +286,7 @@ def _environment(code: str, in_place: bool, plain_output: bool) -> Environment:
     # {% trans %} blocks are looked up with their whitespace collapsed, as babel.cfg extracts them.
     environment.policies["ext.i18n.trimmed"] = True
     environment.globals.update(_globals())
-    environment.filters["message_text"] = escape_output
-    environment.filters["message_number"] = int
+    environment.filters.update({MESSAGE_TEXT: escape_output, MESSAGE_NUMBER: int})
     # The faces' names, which the dice's labels say: in place, each translated once, as
     # ``_(name)`` gives it; else looked up as they are read. (``_()`` of a variable, in the
     # tray's loop, was a context call and a catalog lookup for each die: 30 % of the tray's
