@@ -61,9 +61,8 @@ IDLE_MS = "PENTA_BENCH_IDLE_MS"
 CALLGRIND = "PENTA_BENCH_CALLGRIND"
 """Set in a child's environment under callgrind: it counts the measured actions only."""
 MODE = "PENTA_BENCH_MODE"
-"""Set in a child's environment: what it plays (:data:`MODES`; bot moves by default)."""
+"""Set in a child's environment: what it plays (``BOT`` by default, ``WATCHED`` or ``BARE``)."""
 BOT, WATCHED, BARE = "bot", "page-streams", "bare"
-MODES = (BOT, WATCHED, BARE)
 SEATS = 4
 """The players of a game with ``--page-streams``, each with a stream."""
 _STREAM_EVENTS = (b"event: update\nid: ", b"event: change\nid: ")
@@ -354,7 +353,7 @@ def _child(actions: int) -> None:
 @dataclass(frozen=True)
 class Run:
     """What one child measures: the checkout, whether its metrics record, its idle time before
-    each action, and what it plays (:data:`MODES`)."""
+    each action, and what it plays (``BOT``, ``WATCHED`` or ``BARE``)."""
 
     root: Path
     metrics: bool = True
