@@ -14,9 +14,13 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from psycopg import Pipeline
 from sqlalchemy import Connection, Dialect
 from sqlalchemy.sql import ClauseElement
 from sqlalchemy.sql.compiler import SQLCompiler
+
+_PIPELINES = Pipeline.is_supported()
+"""Whether psycopg can send several statements before their results (libpq 14 or later)."""
 
 
 class DriverStatement:
@@ -62,19 +66,42 @@ class DriverStatement:
         finally:
             cursor.close()  # a query left open would hold its read snapshot
 
-    def run(self, connection: Connection, values: Mapping[str, Any]) -> int:
-        """Run the statement once in ``connection``'s transaction; the rows it changed."""
-        cursor = connection.connection.cursor()
-        try:
-            cursor.execute(self.sql, self.parameters(values))
-            return int(cursor.rowcount)
-        finally:
-            cursor.close()
+    def run_then_many(
+        self,
+        connection: Connection,
+        values: Mapping[str, Any],
+        then: DriverStatement,
+        rows: Sequence[Mapping[str, Any]],
+    ) -> int:
+        """Run this statement once, then ``then`` for each of ``rows``, in ``connection``'s
+        transaction; the rows this statement changed. ``then`` holds only with this change
+        (the log of a game's row, updated if still at its version): if it changed nothing, the
+        caller rolls the transaction back.
 
-    def run_many(self, connection: Connection, rows: Sequence[Mapping[str, Any]]) -> None:
-        """Run the statement for each of ``rows`` in ``connection``'s transaction."""
+        On PostgreSQL both go in one round trip (psycopg's pipeline mode): ``then`` is sent
+        before this statement's count is known, and an error of it after a statement that
+        changed nothing (a log entry written twice by a stale write) is that count, 0.
+        Elsewhere ``then`` runs only after a change."""
         cursor = connection.connection.cursor()
+        if not (rows and connection.dialect.driver == "psycopg" and _PIPELINES):
+            try:
+                cursor.execute(self.sql, self.parameters(values))
+                changed = int(cursor.rowcount)
+                if changed and rows:
+                    cursor.executemany(then.sql, [then.parameters(row) for row in rows])
+                return changed
+            finally:
+                cursor.close()
+        logging = connection.connection.cursor()
         try:
-            cursor.executemany(self.sql, [self.parameters(row) for row in rows])
+            with connection.connection.driver_connection.pipeline():  # type: ignore[union-attr]
+                cursor.execute(self.sql, self.parameters(values))
+                logging.executemany(then.sql, [then.parameters(row) for row in rows])
+            return int(cursor.rowcount)  # (read before the cursor closes, which forgets it)
+        except Exception:
+            if cursor.rowcount == 0:
+                return 0
+            raise
         finally:
             cursor.close()
+            logging.close()

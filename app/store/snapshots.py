@@ -277,13 +277,9 @@ def write_actions(
     if not changes.keys() <= values.keys():
         raise ValueError(f"an action changes only {', '.join(ADVANCING)}")
     hot = hot_statements(connection.dialect)
-    updated = hot.advance.run(
-        connection, {"of_game": record.id, "of_version": record.version, **values}
-    )
-    if updated != 1:
+    advance = {"of_game": record.id, "of_version": record.version, **values}
+    if hot.advance.run_then_many(connection, advance, hot.log, rows) != 1:
         raise StaleWriteError(record.id)
-    if rows:
-        hot.log.run_many(connection, rows)
     if final_totals:
         connection.execute(
             FINAL_TOTAL,
