@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, OperationalError
+from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import DATABASE_WAIT
@@ -41,6 +41,11 @@ POSTGRESQL_POOL_SIZE = 20
 POSTGRESQL_POOL_OVERFLOW = 10
 """Connections a worker keeps to PostgreSQL, and may open beyond while busy: three workers
 stay under the server's default of 100 connections."""
+PING_IDLE_SECONDS = 1.0
+"""A pooled PostgreSQL connection idle this long is pinged before use (see
+``_ping_idle_connections``)."""
+_RETURNED = "penta_returned"
+"""Where a pooled connection's record keeps when it was last returned (or made)."""
 PROBE_TIMEOUT_MS = 50
 """How long the health check waits for the write lock before it calls the database locked."""
 MIN_FREE_BYTES = 1024 * 1024
@@ -143,7 +148,9 @@ class Database:
             # Reads see one snapshot across their statements (a version, then the rows).
             engine_options = {
                 "isolation_level": "REPEATABLE READ",
-                "pool_pre_ping": True,
+                # The connection used last is taken first: a busy worker's connections are
+                # never idle long enough to be pinged (see ``_ping_idle_connections``).
+                "pool_use_lifo": True,
                 # Connections kept open for the thread pool's concurrency: a pool smaller than
                 # it closes its overflow at every return, and each new PostgreSQL backend costs
                 # milliseconds of CPU (bench/cluster.py counts them: "new backends").
@@ -414,6 +421,8 @@ def _wake(future: asyncio.Future[None]) -> None:
 
 
 def _configure_postgresql(engine: Engine, *, lock_timeout_ms: int) -> None:
+    _ping_idle_connections(engine)
+
     @event.listens_for(engine, "connect")
     def _on_connect(dbapi_connection: Any, _record: Any) -> None:
         # Timestamps cross the wire in UTC; a row lock is waited for as long as a change may
@@ -425,6 +434,37 @@ def _configure_postgresql(engine: Engine, *, lock_timeout_ms: int) -> None:
                 f" SET idle_in_transaction_session_timeout = {IDLE_IN_TRANSACTION_MS}"
             )
         dbapi_connection.commit()
+
+
+def _ping_idle_connections(engine: Engine) -> None:
+    """Ping a pooled connection as it is taken only if it has been idle for ``PING_IDLE_SECONDS``
+    (the pool's ``pool_pre_ping`` pings at every taking: one round trip in five of a move).
+
+    A connection that died while idle (a database restarted, a firewall's timeout) is so
+    replaced before use, as with ``pool_pre_ping``. One used less than that ago is trusted: if
+    it died since, the first statement fails (503), and SQLAlchemy then replaces every
+    connection the pool held. A restart takes longer than that, and the changes tried while the
+    database was away failed the same way with the ping."""
+
+    @event.listens_for(engine, "connect")
+    def _connected(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(engine, "checkin")
+    def _returned(_dbapi_connection: Any, record: Any) -> None:
+        record.info[_RETURNED] = time.monotonic()
+
+    @event.listens_for(engine, "checkout")
+    def _taken(dbapi_connection: Any, record: Any, _proxy: Any) -> None:
+        if time.monotonic() - record.info.get(_RETURNED, 0.0) < PING_IDLE_SECONDS:
+            return
+        try:
+            engine.dialect.do_ping(dbapi_connection)
+        except engine.dialect.loaded_dbapi.Error as error:
+            if engine.dialect.is_disconnect(error, dbapi_connection, None):
+                # The pool drops it and takes (or makes) another.
+                raise DisconnectionError(str(error)) from error
+            raise
 
 
 def _configure_sqlite(engine: Engine, checkpointing: Callable[[], bool]) -> None:

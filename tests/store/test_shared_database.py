@@ -5,17 +5,21 @@ from __future__ import annotations
 import subprocess
 import sys
 import threading
+import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
 from sqlalchemy import create_engine, text
+from sqlalchemy.exc import OperationalError
 
 from app.service.games import GameService
 from app.settings import Settings
+from app.store import database as database_module
 from app.store.database import Database, DatabaseBusyError
 from app.store.migrate import head_revision
 from app.store.snapshots import current_version
@@ -179,3 +183,69 @@ def test_the_scheduler_skips_a_game_another_worker_is_playing(
         holder.join()
     assert service.play_for_computer(game_id) is not None  # now it plays its step
     assert client.get(f"/api/v1/games/{game_id}").json()["version"] == version + 1
+
+
+def _backend_of(database: Database) -> int:
+    """The server process of the connection the pool hands out next (the one used last)."""
+    with database.read_connection() as connection:
+        pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+    assert isinstance(pid, int)
+    return pid
+
+
+def _terminate(shared_url: str, pid: int) -> None:
+    """End a server process, as a database restart or a dropped connection does."""
+    admin = create_engine(shared_url)
+    try:
+        with admin.connect() as connection:
+            assert connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            for _ in range(100):  # it ends shortly after it is told to
+                alive = "SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"
+                if not connection.execute(text(alive), {"pid": pid}).scalar():
+                    return
+                time.sleep(0.05)
+        raise AssertionError(f"backend {pid} did not end")
+    finally:
+        admin.dispose()
+
+
+def test_only_a_connection_idle_for_a_while_is_pinged_and_a_dead_one_replaced(
+    shared_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    database = Database(shared_url)
+    pings: list[psycopg.Connection[object]] = []
+    real_ping = database.engine.dialect.do_ping
+
+    def ping(dbapi_connection: psycopg.Connection[object]) -> bool:
+        pings.append(dbapi_connection)
+        return real_ping(dbapi_connection)
+
+    monkeypatch.setattr(database.engine.dialect, "do_ping", ping)
+    try:
+        first = _backend_of(database)
+        assert _backend_of(database) == first  # the connection used last, not pinged
+        assert pings == []
+        _terminate(shared_url, first)
+        monkeypatch.setattr(database_module, "PING_IDLE_SECONDS", 0.0)  # idle long enough
+        assert _backend_of(database) != first  # pinged, found dead, replaced: no error
+        # (Its replacement is pinged too, every taking being "idle long enough" now.)
+        assert [connection.broken for connection in pings] == [True, False]
+    finally:
+        database.dispose()
+
+
+def test_a_connection_that_died_just_after_use_fails_one_change_then_all_are_replaced(
+    shared_url: str,
+) -> None:
+    """The trade of pinging only idle connections: one change fails (503 to a player) where
+    the pool's ping at every taking would have replaced the connection; the pool then drops
+    every connection it held, and the next change works."""
+    database = Database(shared_url)
+    try:
+        _terminate(shared_url, _backend_of(database))
+        with pytest.raises(OperationalError), database.write_connection() as connection:
+            connection.exec_driver_sql("SELECT 1")
+        with database.write_connection() as connection:
+            assert connection.exec_driver_sql("SELECT 1").scalar() == 1
+    finally:
+        database.dispose()
