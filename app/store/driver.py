@@ -12,7 +12,7 @@ transaction, on that transaction's connection.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from psycopg import Pipeline
 from sqlalchemy import Connection, Dialect
@@ -63,6 +63,8 @@ class DriverStatement:
         try:
             cursor.execute(self.sql, self.parameters(values))
             return cursor.fetchone()
+        except connection.dialect.loaded_dbapi.Error as error:
+            _raise_as_sqlalchemy(connection, self.sql, error)
         finally:
             cursor.close()  # a query left open would hold its read snapshot
 
@@ -74,14 +76,14 @@ class DriverStatement:
         rows: Sequence[Mapping[str, Any]],
     ) -> int:
         """Run this statement once, then ``then`` for each of ``rows``, in ``connection``'s
-        transaction; the rows this statement changed. ``then`` holds only with this change
-        (the log of a game's row, updated if still at its version): if it changed nothing, the
-        caller rolls the transaction back.
+        transaction; the rows this statement changed. ``then``'s rows are valid only if this
+        statement changed a row (the log of a game's row updated if still at its version):
+        if it changed none, the caller must roll the transaction back.
 
         On PostgreSQL both go in one round trip (psycopg's pipeline mode): ``then`` is sent
-        before this statement's count is known, and an error of it after a statement that
-        changed nothing (a log entry written twice by a stale write) is that count, 0.
-        Elsewhere ``then`` runs only after a change."""
+        before this statement's count is known. If ``then`` fails after a statement that
+        changed no row (a log entry written twice by a stale write), 0 is returned, and the
+        transaction is aborted. Elsewhere ``then`` runs only after a change."""
         cursor = connection.connection.cursor()
         if not (rows and connection.dialect.driver == "psycopg" and _PIPELINES):
             try:
@@ -90,18 +92,30 @@ class DriverStatement:
                 if changed and rows:
                     cursor.executemany(then.sql, [then.parameters(row) for row in rows])
                 return changed
+            except connection.dialect.loaded_dbapi.Error as error:
+                _raise_as_sqlalchemy(connection, self.sql, error)
             finally:
                 cursor.close()
-        logging = connection.connection.cursor()
+        inserts = connection.connection.cursor()
+        driver = connection.connection.driver_connection
         try:
-            with connection.connection.driver_connection.pipeline():  # type: ignore[union-attr]
+            with driver.pipeline():  # type: ignore[union-attr]
                 cursor.execute(self.sql, self.parameters(values))
-                logging.executemany(then.sql, [then.parameters(row) for row in rows])
+                inserts.executemany(then.sql, [then.parameters(row) for row in rows])
             return int(cursor.rowcount)  # (read before the cursor closes, which forgets it)
-        except Exception:
+        except connection.dialect.loaded_dbapi.Error as error:
             if cursor.rowcount == 0:
                 return 0
-            raise
+            _raise_as_sqlalchemy(connection, self.sql, error)
         finally:
             cursor.close()
-            logging.close()
+            inserts.close()
+
+
+def _raise_as_sqlalchemy(connection: Connection, statement: str, error: Exception) -> NoReturn:
+    """Raise the driver's ``error`` as ``Connection.execute`` would, through SQLAlchemy's own
+    handler (a private method, the one each of its statements goes through): wrapped
+    (``OperationalError`` and the like, which the store and the web layer answer: a lock not
+    granted in time is 503 ``busy``), and on a lost connection the connection and every other
+    the pool held invalidated, so that the next change gets a new one."""
+    connection._handle_dbapi_exception(error, statement, None, None, None)

@@ -14,14 +14,14 @@ import psycopg
 import pytest
 from fastapi.testclient import TestClient
 from pydantic import ValidationError
-from sqlalchemy import create_engine, text
-from sqlalchemy.exc import OperationalError
+from sqlalchemy import create_engine, insert, text
 
 from app.service.games import GameService
 from app.settings import Settings
 from app.store import database as database_module
 from app.store.database import Database, DatabaseBusyError
-from app.store.migrate import head_revision
+from app.store.migrate import head_revision, upgrade
+from app.store.models import GameRecord
 from app.store.snapshots import current_version
 from tests import databases
 from tests.hardening.conftest import run_async
@@ -198,7 +198,8 @@ def _terminate(shared_url: str, pid: int) -> None:
     admin = create_engine(shared_url)
     try:
         with admin.connect() as connection:
-            assert connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            ended = connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
+            assert ended.scalar() is True
             for _ in range(100):  # it ends shortly after it is told to
                 alive = "SELECT count(*) FROM pg_stat_activity WHERE pid = :pid"
                 if not connection.execute(text(alive), {"pid": pid}).scalar():
@@ -234,18 +235,52 @@ def test_only_a_connection_idle_for_a_while_is_pinged_and_a_dead_one_replaced(
         database.dispose()
 
 
-def test_a_connection_that_died_just_after_use_fails_one_change_then_all_are_replaced(
-    shared_url: str,
+def test_connections_that_died_just_after_use_fail_one_request_then_all_are_replaced(
+    make_client: Callable[..., TestClient], shared_url: str
 ) -> None:
-    """The trade of pinging only idle connections: one change fails (503 to a player) where
-    the pool's ping at every taking would have replaced the connection; the pool then drops
-    every connection it held, and the next change works."""
-    database = Database(shared_url)
-    try:
-        _terminate(shared_url, _backend_of(database))
-        with pytest.raises(OperationalError), database.write_connection() as connection:
-            connection.exec_driver_sql("SELECT 1")
+    """The trade of pinging only idle connections: one request fails (503 ``storage``, not
+    500: the hot path's driver errors are raised as SQLAlchemy's) where the pool's ping at
+    every taking would have replaced the connection; the pool then drops every connection it
+    held, and the next request and move work."""
+    client = make_client(database_url=shared_url)
+    game_id, host = _create(client)
+    database: Database = client.app.state.service.database  # type: ignore[attr-defined]
+    with database.read_connection() as first, database.read_connection() as second:
+        backends = [
+            connection.exec_driver_sql("SELECT pg_backend_pid()").scalar()
+            for connection in (first, second)
+        ]
+    for pid in backends:  # both pooled, both used a moment ago: no ping will find them dead
+        assert isinstance(pid, int)
+        _terminate(shared_url, pid)
+    failed = client.get(f"/api/v1/games/{game_id}")
+    assert (failed.status_code, failed.json()["error"]["code"]) == (503, "storage"), failed.text
+    assert client.get(f"/api/v1/games/{game_id}").status_code == 200  # not the other dead one
+    act(client, game_id, host, "start")
+
+
+def test_a_lock_not_granted_in_time_is_busy(shared_url: str) -> None:
+    """A write that waits longer than the lock timeout for a game's row another holds is
+    ``DatabaseBusyError`` (503 ``busy``), also when the hot path's own read waits for it."""
+    database = Database(shared_url, wait_seconds=0.2)
+    upgrade(shared_url)
+    held, release = threading.Event(), threading.Event()
+
+    def hold_the_row() -> None:
         with database.write_connection() as connection:
-            assert connection.exec_driver_sql("SELECT 1").scalar() == 1
+            connection.execute(insert(GameRecord).values(id="held"))
+        with database.write_connection() as connection:
+            current_version(connection, "held")
+            held.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold_the_row)
+    holder.start()
+    try:
+        assert held.wait(10)
+        with pytest.raises(DatabaseBusyError), database.write_connection() as connection:
+            current_version(connection, "held")
     finally:
+        release.set()
+        holder.join()
         database.dispose()
