@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import Connection, Engine, create_engine, event
 from sqlalchemy.engine import make_url
-from sqlalchemy.exc import DBAPIError, DisconnectionError, OperationalError
+from sqlalchemy.exc import DBAPIError, InvalidatePoolError, OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
 from app.metrics import DATABASE_WAIT
@@ -45,7 +45,8 @@ PING_IDLE_SECONDS = 1.0
 """A pooled PostgreSQL connection idle this long is pinged before use (see
 ``_ping_idle_connections``)."""
 _RETURNED = "penta_returned"
-"""Where a pooled connection's record keeps when it was last returned (or made)."""
+"""The key, in a pooled connection's record, of when it was last returned to the pool (or
+made)."""
 PROBE_TIMEOUT_MS = 50
 """How long the health check waits for the write lock before it calls the database locked."""
 MIN_FREE_BYTES = 1024 * 1024
@@ -438,13 +439,13 @@ def _configure_postgresql(engine: Engine, *, lock_timeout_ms: int) -> None:
 
 def _ping_idle_connections(engine: Engine) -> None:
     """Ping a pooled connection as it is taken only if it has been idle for ``PING_IDLE_SECONDS``
-    (the pool's ``pool_pre_ping`` pings at every taking: one round trip in five of a move).
+    (the pool's ``pool_pre_ping`` pings at every taking: one round trip in six of a move).
 
     A connection that died while idle (a database restarted, a firewall's timeout) is so
     replaced before use, as with ``pool_pre_ping``. One used less than that ago is trusted: if
-    it died since, the first statement fails (503), and SQLAlchemy then replaces every
-    connection the pool held. A restart takes longer than that, and the changes tried while the
-    database was away failed the same way with the ping."""
+    it died since, the first statement fails (503, ``storage``), and SQLAlchemy then replaces
+    every connection the pool held. A restart takes longer than that, and the changes tried
+    while the database was away failed the same way with the ping."""
 
     @event.listens_for(engine, "connect")
     def _connected(_dbapi_connection: Any, record: Any) -> None:
@@ -462,8 +463,9 @@ def _ping_idle_connections(engine: Engine) -> None:
             engine.dialect.do_ping(dbapi_connection)
         except engine.dialect.loaded_dbapi.Error as error:
             if engine.dialect.is_disconnect(error, dbapi_connection, None):
-                # The pool drops it and takes (or makes) another.
-                raise DisconnectionError(str(error)) from error
+                # As pool_pre_ping does: the pool replaces this connection and drops every
+                # other it held (the database was likely restarted), then tries again.
+                raise InvalidatePoolError(str(error)) from error
             raise
 
 
