@@ -28,6 +28,7 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from anyio import to_thread
+from sqlalchemy.exc import OperationalError
 
 from app.service.errors import ServiceError
 from app.service.games import GameService
@@ -35,6 +36,8 @@ from app.store.database import DatabaseBusyError
 from app.store.patience import patiently
 
 BUSY_RETRY_SECONDS = 1.0
+STORAGE_RETRY_SECONDS = 5.0
+"""How soon a step the database failed is tried again (a worker alone has no other look)."""
 
 logger = logging.getLogger(__name__)
 
@@ -162,6 +165,10 @@ class Scheduler:
             return
         except DatabaseBusyError:  # still held after waiting: try again soon
             self._schedule(game_id, _now() + timedelta(seconds=BUSY_RETRY_SECONDS))
+            return
+        except OperationalError:  # the database failed it (a connection lost): not the game
+            logger.warning("the database failed the step of game %s", game_id, exc_info=True)
+            self._schedule(game_id, _now() + timedelta(seconds=STORAGE_RETRY_SECONDS))
             return
         except Exception:
             logger.exception("the server could not play its step in game %s", game_id)

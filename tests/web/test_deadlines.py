@@ -19,8 +19,10 @@ import httpx
 import pytest
 from fastapi.testclient import TestClient
 from sqlalchemy import text
+from sqlalchemy.exc import OperationalError
 
 from app.rules import Scoresheet
+from app.service import runner
 from app.service.clock import as_utc
 from app.service.errors import ConflictError
 from app.service.games import GameService
@@ -412,3 +414,35 @@ def test_the_home_page_offers_fast_computers_and_the_lobby_says_so(client: TestC
         data={"name": "Cy", "mode": "friends", "computer_pace": "slow", "csrf_token": token},
     )
     assert odd.status_code == 422
+
+
+def test_a_step_the_database_failed_is_tried_again(
+    make_client: Callable[..., TestClient], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker alone has no takeover look: a computer's move that the database failed (a
+    connection lost) is scheduled again, not dropped until the next restart."""
+    monkeypatch.setattr(runner, "STORAGE_RETRY_SECONDS", 0.1)
+    client = make_client(computer_pace_seconds=0.05)
+    service: GameService = client.app.state.service  # type: ignore[attr-defined]
+    created = client.post("/api/v1/games", json={"name": "Ann"}).json()
+    game_id, ann = created["game"]["id"], created["token"]
+    act(client, game_id, ann, "computers")
+    real_play_due, failures = service.play_due, [OperationalError("SELECT", None, Exception())]
+
+    def play_due(game: str) -> Any:
+        if failures:
+            raise failures.pop()
+        return real_play_due(game)
+
+    monkeypatch.setattr(service, "play_due", play_due)
+    computer_moved = threading.Event()
+    service.listeners.append(
+        lambda changed, _version, _view: (
+            changed == game_id and service.get(game_id).scored_turns == 2 and computer_moved.set()
+        )
+    )
+    act(client, game_id, ann, "start")
+    act(client, game_id, ann, "roll", {"hold": []})
+    act(client, game_id, ann, "score", {"box": "chance"})  # the computer is to move
+    assert computer_moved.wait(WAIT), "the computer's step, failed once, was not tried again"
+    assert failures == []
