@@ -28,11 +28,10 @@ from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime, timedelta
 
 from anyio import to_thread
-from sqlalchemy.exc import OperationalError
 
 from app.service.errors import ServiceError
 from app.service.games import GameService
-from app.store.database import DatabaseBusyError
+from app.store.database import DatabaseBusyError, DatabaseFailure
 from app.store.patience import patiently
 
 BUSY_RETRY_SECONDS = 1.0
@@ -166,7 +165,7 @@ class Scheduler:
         except DatabaseBusyError:  # still held after waiting: try again soon
             self._schedule(game_id, _now() + timedelta(seconds=BUSY_RETRY_SECONDS))
             return
-        except OperationalError:  # the database failed it (a connection lost): not the game
+        except DatabaseFailure:  # the database failed it (a connection lost): not the game
             logger.warning("the database failed the step of game %s", game_id, exc_info=True)
             self._schedule(game_id, _now() + timedelta(seconds=STORAGE_RETRY_SECONDS))
             return

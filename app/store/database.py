@@ -65,6 +65,12 @@ class DatabaseBusyError(Exception):
     the caller may not wait for it: nothing was read or changed."""
 
 
+DatabaseFailure = OperationalError
+"""What a statement the database could not run raises (a connection lost, the server away):
+SQLAlchemy's ``OperationalError``, named here for the layers above the store, which import no
+SQLAlchemy."""
+
+
 class HeldInProcess(DatabaseBusyError):
     """A thread of this process holds the write lock (a change waiting out another process,
     the checkpointer): the event loop may await :meth:`Database.released` and try again on
