@@ -195,7 +195,9 @@ def _backend_of(database: Database) -> int:
 
 def _terminate(shared_url: str, pid: int) -> None:
     """End a server process, as a database restart or a dropped connection does."""
-    admin = create_engine(shared_url)
+    # Each query its own transaction: within one, pg_stat_activity keeps showing what it
+    # showed first, and a backend still ending then would never be seen gone.
+    admin = create_engine(shared_url, isolation_level="AUTOCOMMIT")
     try:
         with admin.connect() as connection:
             ended = connection.execute(text("SELECT pg_terminate_backend(:pid)"), {"pid": pid})
