@@ -224,6 +224,7 @@ def test_only_a_connection_idle_for_a_while_is_pinged_and_a_dead_one_replaced(
         return real_ping(dbapi_connection)
 
     monkeypatch.setattr(database.engine.dialect, "do_ping", ping)
+    monkeypatch.setattr(database_module, "PING_IDLE_SECONDS", 3600.0)  # however slow the machine
     try:
         first = _backend_of(database)
         assert _backend_of(database) == first  # the connection used last, not pinged
@@ -238,7 +239,7 @@ def test_only_a_connection_idle_for_a_while_is_pinged_and_a_dead_one_replaced(
 
 
 def test_connections_that_died_just_after_use_fail_one_request_then_all_are_replaced(
-    make_client: Callable[..., TestClient], shared_url: str
+    make_client: Callable[..., TestClient], shared_url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The trade of pinging only idle connections: one request fails (503 ``storage``, not
     500: the hot path's driver errors are raised as SQLAlchemy's) where the pool's ping at
@@ -247,6 +248,8 @@ def test_connections_that_died_just_after_use_fail_one_request_then_all_are_repl
     client = make_client(database_url=shared_url)
     game_id, host = _create(client)
     database: Database = client.app.state.service.database  # type: ignore[attr-defined]
+    # "A moment ago", however slow the machine is while the backends end.
+    monkeypatch.setattr(database_module, "PING_IDLE_SECONDS", 3600.0)
     with database.read_connection() as first, database.read_connection() as second:
         backends = [
             connection.exec_driver_sql("SELECT pg_backend_pid()").scalar()
