@@ -12,6 +12,7 @@ transaction, on that transaction's connection.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from contextlib import nullcontext
 from typing import Any, NoReturn
 
 from psycopg import Pipeline
@@ -84,27 +85,18 @@ class DriverStatement:
         before this statement's count is known. If ``then`` fails after a statement that
         changed no row (a log entry written twice by a stale write), 0 is returned, and the
         transaction is aborted. Elsewhere ``then`` runs only after a change."""
-        cursor = connection.connection.cursor()
-        if not (rows and connection.dialect.driver == "psycopg" and _PIPELINES):
-            try:
-                cursor.execute(self.sql, self.parameters(values))
-                changed = int(cursor.rowcount)
-                if changed and rows:
-                    cursor.executemany(then.sql, [then.parameters(row) for row in rows])
-                return changed
-            except connection.dialect.loaded_dbapi.Error as error:
-                _raise_as_sqlalchemy(connection, self.sql, error)
-            finally:
-                cursor.close()
-        inserts = connection.connection.cursor()
+        pipelined = bool(rows) and connection.dialect.driver == "psycopg" and _PIPELINES
+        # Two cursors: ``cursor``'s count is read after ``then`` has run on the other.
+        cursor, inserts = connection.connection.cursor(), connection.connection.cursor()
         driver = connection.connection.driver_connection
         try:
-            with driver.pipeline():  # type: ignore[union-attr]
+            with driver.pipeline() if pipelined else nullcontext():  # type: ignore[union-attr]
                 cursor.execute(self.sql, self.parameters(values))
-                inserts.executemany(then.sql, [then.parameters(row) for row in rows])
+                if rows and (pipelined or cursor.rowcount):
+                    inserts.executemany(then.sql, [then.parameters(row) for row in rows])
             return int(cursor.rowcount)  # (read before the cursor closes, which forgets it)
         except connection.dialect.loaded_dbapi.Error as error:
-            if cursor.rowcount == 0:
+            if pipelined and cursor.rowcount == 0:
                 return 0
             _raise_as_sqlalchemy(connection, self.sql, error)
         finally:
