@@ -454,9 +454,6 @@ def _ping_idle_connections(engine: Engine) -> None:
     while the database was away failed the same way with the ping."""
 
     @event.listens_for(engine, "connect")
-    def _connected(_dbapi_connection: Any, record: Any) -> None:
-        record.info[_RETURNED] = time.monotonic()
-
     @event.listens_for(engine, "checkin")
     def _returned(_dbapi_connection: Any, record: Any) -> None:
         record.info[_RETURNED] = time.monotonic()
