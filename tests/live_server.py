@@ -52,7 +52,6 @@ class Server:
         """``flags``: uvicorn's options besides the host and port (``()``: a plain start)."""
         self.flags = flags
         self.port = _free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         self.environment = {
             **os.environ,
             "PENTA_DATA_DIR": str(data_dir),
@@ -76,7 +75,6 @@ class Server:
                 if attempt == PORT_ATTEMPTS:
                     raise
                 self.port = _free_port()
-                self.url = f"http://127.0.0.1:{self.port}"
 
     def _start(self) -> None:
         log_from = self.log_path.stat().st_size  # where this start's lines begin
@@ -103,7 +101,7 @@ class Server:
         """Until this server answers ``/healthz``. The port was free when chosen, but another
         test's server may have taken it since: only an answer once this one's log says it
         listens there counts (an answer before is the other server's)."""
-        listening = f"Uvicorn running on http://127.0.0.1:{self.port}"
+        listening = f"Uvicorn running on {self.url}"
         for _ in range(300):
             if self.process.poll() is not None:
                 if "address already in use" in self._log_since(log_from):
@@ -122,6 +120,10 @@ class Server:
         with self.log_path.open(encoding="utf-8", errors="replace") as log:
             log.seek(offset)
             return log.read()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
 
     @property
     def database_url(self) -> str:
